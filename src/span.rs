@@ -129,9 +129,15 @@ pub(crate) struct Span {
     pub(crate) trace_id: TraceId,
     #[serde(with = "hex_span")]
     pub(crate) span_id: SpanId,
-    /// The parent's id as sent; `None` for a root.
+    /// The parent's id as sent; `None` for a root, and for a span whose
+    /// parent is remote (the run's top in this process).
     #[serde(default, with = "hex_parent", skip_serializing_if = "Option::is_none")]
     pub(crate) parent: Option<SpanId>,
+    /// The parent's id when OTLP's span flags say it is remote (another
+    /// process's span, as a service that continues its caller's trace
+    /// has): the span is the run's top, not a child waiting for it.
+    #[serde(default, with = "hex_parent", skip_serializing_if = "Option::is_none")]
+    pub(crate) remote_parent: Option<SpanId>,
     pub(crate) name: String,
     pub(crate) start_ns: u64,
     pub(crate) end_ns: u64,
@@ -165,6 +171,12 @@ impl Span {
         self.end_ns.saturating_sub(self.start_ns) / 1_000_000
     }
 }
+
+/// OTLP's `SpanFlags`: bit 8 (`SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK`)
+/// says whether the parent's remoteness is known, bit 9
+/// (`SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK`) that it is remote; both set, the
+/// parent lives in another process.
+const PARENT_IS_REMOTE: u32 = 0x100 | 0x200;
 
 /// Every span of `request`, in wire order. Spans with an id of the wrong
 /// length (the receiver takes them out already) are skipped.
@@ -201,10 +213,13 @@ pub(crate) fn spans_of(request: &ExportTraceServiceRequest) -> Vec<Span> {
                     .as_ref()
                     .filter(|s| s.code == 2)
                     .map(|s| cut(&s.message));
+                let parent = id8(&span.parent_span_id).filter(|p| *p != 0);
+                let remote = span.flags & PARENT_IS_REMOTE == PARENT_IS_REMOTE;
                 out.push(Span {
                     trace_id: run_id.unwrap_or(trace_id),
                     span_id,
-                    parent: id8(&span.parent_span_id).filter(|p| *p != 0),
+                    parent: parent.filter(|_| !remote),
+                    remote_parent: parent.filter(|_| remote),
                     name: cut(&span.name),
                     start_ns: span.start_time_unix_nano,
                     end_ns: span.end_time_unix_nano,

@@ -157,6 +157,7 @@ mod tui_sweep;
 mod unused_answers;
 mod vocabulary;
 mod watch_dashboard;
+mod watch_ending;
 mod watch_forward;
 mod watch_own_runs;
 mod watch_screen;

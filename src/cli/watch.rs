@@ -28,6 +28,12 @@ pub(crate) struct WatchCommand {
     /// for this many milliseconds.
     #[arg(long, value_name = "MS", default_value_t = conclave::watch::runs::DEFAULT_SETTLE_MS)]
     pub(crate) settle_ms: u64,
+    /// A run whose top span has not come ends as incomplete (recorded,
+    /// and printed with "incomplete": "idle") after this many seconds
+    /// without a span.
+    #[arg(long, value_name = "SECS", default_value_t = conclave::watch::runs::DEFAULT_IDLE_SECS,
+          value_parser = clap::value_parser!(u64).range(1..=604_800))]
+    pub(crate) idle_secs: u64,
     /// Exit after this many runs have finished.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) runs: Option<u64>,
@@ -101,6 +107,7 @@ impl WatchCommand {
         };
         let limits = conclave::watch::runs::Limits {
             settle: std::time::Duration::from_millis(self.settle_ms),
+            idle: std::time::Duration::from_secs(self.idle_secs),
             ..conclave::watch::runs::Limits::default()
         };
         let policy = conclave::watch::steer::Policy {

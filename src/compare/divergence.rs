@@ -16,7 +16,9 @@
 //! who joins, a call refused). They are listed apart, in
 //! [`Control`], with a fork's going live at its gate. Whether a call was
 //! served from a cassette or made live is left out too: a fork and its
-//! parent diverge where the fork first does something else.
+//! parent diverge where the fork first does something else. A watched
+//! run's spans are left out (their ids and times are the framework's);
+//! the events they led to are compared.
 
 use super::CompareRules;
 use crate::bus::describe::{describe, kind_name};
@@ -94,8 +96,15 @@ fn is_control(kind: &EventKind) -> bool {
 fn left_out(kind: &EventKind) -> bool {
     matches!(
         kind,
-        // The servers' descriptions are part of the setup.
-        EventKind::CallDelta { .. } | EventKind::WentLive { .. } | EventKind::ToolsDescribed { .. }
+        // The servers' descriptions are part of the setup. A watched
+        // run's span is how its framework told what happened, with ids
+        // and times of its own: what it did is told by the other events
+        // the span led to, as `compare --headless` compares
+        // them.
+        EventKind::CallDelta { .. }
+            | EventKind::WentLive { .. }
+            | EventKind::ToolsDescribed { .. }
+            | EventKind::SpanArrived { .. }
     ) || is_control(kind)
 }
 

@@ -21,6 +21,10 @@ pub struct RunFacts {
     pub(crate) scenario: String,
     pub(crate) pattern: PatternKind,
     pub(crate) seed: u64,
+    /// Watched by `conclave watch`: another framework's run, with neither
+    /// Conclave's pattern nor a seed.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) watched: bool,
     pub(crate) goal: String,
     /// A fork's parent: its recording, run and the gate it went live at.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -97,6 +101,7 @@ impl RunFacts {
             // Read from the run's start, which every side begins with.
             pattern: Default::default(),
             seed: 0,
+            watched: false,
             goal: String::new(),
             forked_from: None,
             flags: IndexMap::new(),
@@ -133,6 +138,7 @@ impl RunFacts {
                 self.scenario = started.scenario.name.clone();
                 self.pattern = started.pattern;
                 self.seed = started.seed;
+                self.watched = started.is_watched();
                 self.goal = started.goal.clone();
                 self.forked_from = started.forked_from.clone();
                 self.flags = started

@@ -191,6 +191,10 @@ async fn dashboard(
     let exit = tear_down(&mut world, result).await;
     if let Some(started) = watch {
         started.receiving.shutdown().await;
+        // The batches end with the receiver: the watch ends the runs
+        // still going (incomplete when their top never came) and records
+        // them before the process goes.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), started.task).await;
     }
     exit
 }

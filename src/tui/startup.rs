@@ -208,6 +208,9 @@ pub(super) struct WatchStarted {
         Arc<crate::watch::steer::Steering>,
         tokio::sync::watch::Receiver<u64>,
     )>,
+    /// The watch's loop: at the dashboard's end it ends the runs still
+    /// going and records them.
+    pub(super) task: tokio::task::JoinHandle<()>,
     listening: String,
     keep: usize,
 }
@@ -245,6 +248,7 @@ pub(super) async fn start_watch(
         }),
         receiving: started.receiving,
         feed: Some(started.feed),
+        task: started.task,
         listening,
         keep,
     })

@@ -216,6 +216,13 @@ impl Watch {
         self.finish(settled, now)
     }
 
+    /// The watch stops at `now`: every run still going ends (whole when
+    /// its top came, else incomplete), summed up and recorded.
+    pub(crate) fn stop(&mut self, now: tokio::time::Instant) -> Vec<WatchFeed> {
+        let going = self.runs.finish_all();
+        self.finish(going, now)
+    }
+
     /// Runs `ids`, just marked finished at `now`: each summed up,
     /// recorded, told ended, and let go when no viewer looks at it again.
     fn finish(&mut self, ids: Vec<TraceId>, now: tokio::time::Instant) -> Vec<WatchFeed> {
@@ -230,6 +237,7 @@ impl Watch {
             let mut summary = summarise_read(id, &run.forest, &run.readings, prices);
             let steering = self.options.steering.as_ref().and_then(|s| s.finish(id));
             super::steer::marks::with_steering(&mut summary, steering);
+            summary.incomplete = run.incomplete;
             if let Some(dir) = &self.options.record_dir {
                 match record::write(dir, run, &summary) {
                     Ok(path) => summary.recording = Some(path.display().to_string()),
@@ -274,6 +282,8 @@ fn ms_since(from: tokio::time::Instant, to: tokio::time::Instant) -> u64 {
 
 /// Run the watch on `batches` until they end or `--runs N` runs have
 /// finished, handing what happens to `feed`. A closed feed ends it too.
+/// At its end every run still going ends and is recorded (whole when its
+/// top came, else incomplete), told to the feed while it is read.
 pub(crate) async fn watch(
     mut batches: mpsc::Receiver<Batch>,
     options: WatchOptions,
@@ -311,23 +321,25 @@ pub(crate) async fn watch(
                 state.steering_changed(tokio::time::Instant::now())
             }
         };
-        for item in told {
-            if feed.send(item).await.is_err() {
-                return state;
-            }
-        }
-        if state.done() {
+        if !send_all(&feed, told).await || state.done() {
             break;
         }
     }
-    // The batches ended: what has a root settles now, without waiting.
+    // The batches ended (or the viewer went): what is still going ends
+    // now, without waiting, and is recorded.
     if !state.done() {
-        let far = tokio::time::Instant::now() + state.options.limits.settle;
-        for item in state.settle(far) {
-            if feed.send(item).await.is_err() {
-                break;
-            }
-        }
+        let last = state.stop(tokio::time::Instant::now());
+        send_all(&feed, last).await;
     }
     state
+}
+
+/// Hand `items` to `feed`, in order; whether its reader is still there.
+async fn send_all(feed: &mpsc::Sender<WatchFeed>, items: Vec<WatchFeed>) -> bool {
+    for item in items {
+        if feed.send(item).await.is_err() {
+            return false;
+        }
+    }
+    true
 }

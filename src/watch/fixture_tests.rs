@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// One captured request: its body as sent and how it was labelled.
-pub(super) struct Sent {
+pub(crate) struct Sent {
     body: Vec<u8>,
     content_type: String,
     encoding: Option<String>,
@@ -32,7 +32,7 @@ pub(crate) fn read_json(path: &Path) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-pub(super) fn requests(set: &str) -> Vec<Sent> {
+pub(crate) fn requests(set: &str) -> Vec<Sent> {
     let dir = set_dir(set);
     let index = read_json(&dir.join("index.json"));
     let mut listed: Vec<&Value> = index["requests"].as_array().unwrap().iter().collect();
@@ -48,7 +48,7 @@ pub(super) fn requests(set: &str) -> Vec<Sent> {
 }
 
 /// The request a body holds, inflated first when it was sent gzipped.
-pub(super) fn decoded(sent: &Sent) -> ExportTraceServiceRequest {
+pub(crate) fn decoded(sent: &Sent) -> ExportTraceServiceRequest {
     let body = match sent.encoding.as_deref() {
         Some("gzip") => {
             let mut out = Vec::new();

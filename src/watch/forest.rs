@@ -214,6 +214,7 @@ mod tests {
             trace_id: 1,
             span_id: id,
             parent,
+            remote_parent: None,
             name: format!("s{id}"),
             start_ns: id * 1_000_000,
             end_ns: id * 2_000_000,

@@ -168,6 +168,15 @@ pub struct WatchRecording {
     pub(crate) output: Vec<OutputLine>,
 }
 
+impl WatchRecording {
+    /// Why the run ended before its top span came, as its summary says;
+    /// `None` for a run that ended whole (or a file cut before its end).
+    pub(crate) fn incomplete(&self) -> Option<super::runs::Incomplete> {
+        let why = self.summary.as_ref()?.get("incomplete")?;
+        serde_json::from_value(why.clone()).ok()
+    }
+}
+
 /// Why a watch recording could not be read: the file and the line.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum ReadError {

@@ -21,12 +21,14 @@ pub(crate) fn rebuild(path: &Path) -> Result<WatchSummary, Exit> {
     let mut forest = Forest::new(DEFAULT_MAX_SPANS.max(rec.spans.len()));
     let trace = u128::from_str_radix(&rec.trace_id, 16).unwrap_or(0);
     let steering = super::steer::replayed::steering_of(&rec);
+    let incomplete = rec.incomplete();
     for (_, span) in rec.spans {
         forest.insert(span);
     }
     let mut summary = summarise(trace, &forest, None);
     summary.recording = Some(path.display().to_string());
     super::steer::marks::with_steering(&mut summary, steering);
+    summary.incomplete = incomplete;
     Ok(summary)
 }
 

@@ -1,15 +1,14 @@
 //! Run assembly: one trace is one run, which appears at its first span
-//! and is finished when its root span has arrived (spans arrive ended)
-//! and nothing more came for the settle time. Traces that share a
-//! `gen_ai.conversation.id` or `session.id` while the first is live are
-//! one run (AutoGen without an application span sends each message as a
-//! trace of its own). Bounded: at most `max_runs` runs are held (the
-//! oldest finished one is closed to make room; when none is finished, the
-//! watch finishes the oldest runs whose root has arrived ahead of their
-//! settle time, see [`Runs::room_wanted`]; only when every held run still
-//! waits for its root are the new trace's spans dropped and counted) and at most
-//! `max_spans` spans per run. Time is handed in (`now`), never read, so
-//! the assembly runs the same on a paused clock.
+//! and is finished when its top span has arrived (spans arrive ended; a
+//! top has no parent, or a remote one) and nothing more came for the
+//! settle time. A run whose top never comes (a killed process) ends as
+//! incomplete once idle for the idle bound, or when the watch stops.
+//! Bounded: at most `max_runs` runs are held (the oldest finished one is
+//! closed to make room; when none is finished, the watch finishes the
+//! oldest runs ahead of time, those whose top came first, see
+//! [`Runs::room_wanted`]: a new trace is never dropped to keep a run that
+//! may never end) and at most `max_spans` spans per run. Time is handed
+//! in (`now`), never read, so the assembly runs the same on a paused clock.
 
 use super::forest::{Forest, Inserted};
 use super::read::{Readings, read};
@@ -22,6 +21,12 @@ use tokio::time::Instant;
 
 /// The default settle time (`--settle-ms`).
 pub const DEFAULT_SETTLE_MS: u64 = 2000;
+/// The default idle bound (`--idle-secs`): a run whose top span has not
+/// come ends as incomplete after this long without a span. Spans arrive
+/// when they end, so a run in one long model call sends nothing for as
+/// long as the call takes: two minutes covers a slow reasoning model's
+/// answer, and a killed run still ends while someone is watching.
+pub const DEFAULT_IDLE_SECS: u64 = 120;
 /// The default most runs held at once.
 pub const DEFAULT_MAX_RUNS: usize = 64;
 /// The default most spans kept per run.
@@ -31,6 +36,9 @@ pub const DEFAULT_MAX_SPANS: usize = 20_000;
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     pub settle: Duration,
+    /// How long a run whose top has not come may go without a span
+    /// before it ends as incomplete.
+    pub idle: Duration,
     pub max_runs: usize,
     pub max_spans: usize,
 }
@@ -39,6 +47,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             settle: Duration::from_millis(DEFAULT_SETTLE_MS),
+            idle: Duration::from_secs(DEFAULT_IDLE_SECS),
             max_runs: DEFAULT_MAX_RUNS,
             max_spans: DEFAULT_MAX_SPANS,
         }
@@ -95,12 +104,44 @@ pub struct Run {
     /// first span that does); other runs may belong to it too.
     pub conversation: Option<String>,
     pub finished: bool,
+    /// Why the run ended before its top span came; `None` for a run that
+    /// ended whole.
+    pub incomplete: Option<Incomplete>,
+}
+
+/// Why a run ended without its top span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Incomplete {
+    /// No span came for the idle bound (`--idle-secs`).
+    Idle,
+    /// The watch stopped (a signal, or the end of its input).
+    WatchStopped,
+    /// Every place for a run was taken and a new trace came: the oldest
+    /// run made room for it.
+    MadeRoom,
 }
 
 impl Run {
-    /// Whether the run is finished at `now` by the settle rule.
-    fn settled(&self, now: Instant, settle: Duration) -> bool {
-        self.forest.rooted() && now.saturating_duration_since(self.last_at) >= settle
+    /// Whether the run ends at `now`: settled, or idle past the bound
+    /// without its top (then incomplete).
+    fn ends(&self, now: Instant, limits: &Limits) -> Option<Option<Incomplete>> {
+        let quiet = now.saturating_duration_since(self.last_at);
+        if self.forest.rooted() {
+            (quiet >= limits.settle).then_some(None)
+        } else {
+            (quiet >= limits.idle).then_some(Some(Incomplete::Idle))
+        }
+    }
+
+    /// When the run ends if nothing more comes.
+    fn end_at(&self, limits: &Limits) -> Instant {
+        let wait = if self.forest.rooted() {
+            limits.settle
+        } else {
+            limits.idle
+        };
+        self.last_at.checked_add(wait).unwrap_or(self.last_at)
     }
 }
 
@@ -215,20 +256,40 @@ impl Runs {
         new.len().saturating_sub(free)
     }
 
-    /// Finish up to `n` of the oldest runs whose root has arrived, ahead
-    /// of their settle time (a span of theirs that comes later is counted
-    /// late); their ids, oldest first.
+    /// Finish up to `n` of the oldest runs ahead of time (a span of
+    /// theirs that comes later is counted late): first those whose top
+    /// has arrived, then, when that is not enough, those still waiting
+    /// for it, as incomplete; their ids.
     pub fn finish_early(&mut self, n: usize) -> Vec<TraceId> {
         let mut done = Vec::new();
-        for id in &self.order {
-            if done.len() == n {
-                break;
+        for rooted in [true, false] {
+            for id in &self.order {
+                if done.len() == n {
+                    return done;
+                }
+                if let Some(run) = self.runs.get_mut(id)
+                    && !run.finished
+                    && run.forest.rooted() == rooted
+                {
+                    run.finished = true;
+                    run.incomplete = (!rooted).then_some(Incomplete::MadeRoom);
+                    done.push(*id);
+                }
             }
+        }
+        done
+    }
+
+    /// Finish every run still going, the watch stopping: those whose top
+    /// came whole, the others as incomplete; their ids, oldest first.
+    pub fn finish_all(&mut self) -> Vec<TraceId> {
+        let mut done = Vec::new();
+        for id in &self.order {
             if let Some(run) = self.runs.get_mut(id)
                 && !run.finished
-                && run.forest.rooted()
             {
                 run.finished = true;
+                run.incomplete = (!run.forest.rooted()).then_some(Incomplete::WatchStopped);
                 done.push(*id);
             }
         }
@@ -255,6 +316,7 @@ impl Runs {
                 arrivals: Vec::new(),
                 conversation: None,
                 finished: false,
+                incomplete: None,
             },
         );
         self.order.push_back(span.trace_id);
@@ -276,7 +338,6 @@ impl Runs {
         true
     }
 
-    /// Let go of run `id`.
     /// Let go of run `id`'s readings: it finished and was summed up, and
     /// a finished run takes no span more (its forest stays for a viewer
     /// and a recording).
@@ -304,28 +365,30 @@ impl Runs {
         })
     }
 
-    /// Mark the runs settled by `now` finished; their ids, oldest first.
+    /// Mark the runs that end by `now` finished (settled, or idle past
+    /// the bound without their top); their ids, oldest first.
     pub fn settle(&mut self, now: Instant) -> Vec<TraceId> {
-        let settle = self.limits.settle;
+        let limits = self.limits;
         let mut done = Vec::new();
         for id in &self.order {
             if let Some(run) = self.runs.get_mut(id)
                 && !run.finished
-                && run.settled(now, settle)
+                && let Some(incomplete) = run.ends(now, &limits)
             {
                 run.finished = true;
+                run.incomplete = incomplete;
                 done.push(*id);
             }
         }
         done
     }
 
-    /// When the next run may settle, if any is waiting to.
+    /// When the next run may end, if any is going.
     pub fn next_settle(&self) -> Option<Instant> {
         self.runs
             .values()
-            .filter(|r| !r.finished && r.forest.rooted())
-            .map(|r| r.last_at + self.limits.settle)
+            .filter(|r| !r.finished)
+            .map(|r| r.end_at(&self.limits))
             .min()
     }
 

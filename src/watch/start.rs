@@ -26,6 +26,10 @@ pub(crate) const QUEUE: usize = 64;
 /// is dropped unseen.
 pub(crate) const FEED: usize = 1024;
 
+/// How long a stopping watch waits for its loop to end the runs still
+/// going and record them.
+const STOPPING: Duration = Duration::from_secs(5);
+
 /// Everything `conclave watch`'s flags say.
 #[derive(Clone, Debug, Default)]
 pub struct WatchSettings {
@@ -151,13 +155,24 @@ pub fn headless(settings: WatchSettings) -> Exit {
     })
 }
 
-/// Stop the receiver, let the watch's loop end, and say the counts in all.
+/// Stop the receiver, let the watch's loop end (every run still going
+/// ends then, whole or incomplete, and is printed and recorded), and say
+/// the counts in all.
 async fn stop(mut started: Started, counts: Counts) {
     let status = started.receiving.status();
     started.receiving.shutdown().await;
-    // With the receiver stopped the batches end and the loop with them;
-    // its late count is known once it has.
-    let ended = tokio::time::timeout(Duration::from_secs(2), &mut started.task)
+    // With the receiver stopped the batches end and the loop with them:
+    // what it tells until then is printed, and its late count is known
+    // once it has ended.
+    let told = async {
+        while let Some(item) = started.feed.recv().await {
+            if !matches!(item, WatchFeed::Dropped(_)) {
+                print(&item);
+            }
+        }
+    };
+    let _ = tokio::time::timeout(STOPPING, told).await;
+    let ended = tokio::time::timeout(STOPPING, &mut started.task)
         .await
         .is_ok();
     let late = ended.then(|| started.late.load(Ordering::Relaxed));

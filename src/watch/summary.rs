@@ -84,6 +84,10 @@ pub struct WatchSummary {
     pub final_answer: Option<String>,
     /// The recording's path, once written.
     pub recording: Option<String>,
+    /// Why the run ended before its top span came (`idle`,
+    /// `watch_stopped`, `made_room`); absent for a run that ended whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<super::runs::Incomplete>,
     /// What was decided when a hook steered the run (docs/steer.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steering: Option<crate::watch::steer::SteerSummary>,
@@ -227,6 +231,7 @@ fn empty(trace_id: u128, forest: &Forest, spans: &[&Span]) -> WatchSummary {
         dropped_spans: forest.dropped,
         final_answer: None,
         recording: None,
+        incomplete: None,
         steering: None,
     }
 }

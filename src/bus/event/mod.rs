@@ -28,6 +28,7 @@ pub(crate) mod values;
 mod wire;
 
 pub use start::RunStarted;
+pub(crate) use start::WATCH_SOURCE;
 pub use values::{
     BudgetKind, CallOutcome, FlagState, GateKind, GatePoint, RunModel, RunStatus, TokenUsage,
     WatchedSpan,

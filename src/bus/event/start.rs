@@ -33,3 +33,17 @@ pub struct RunStarted {
     pub forked_from: Option<ForkedFrom>,
     pub scenario: Arc<Scenario>,
 }
+
+/// `RunStarted.source` of a run watched by `conclave watch`: this, then
+/// its trace id. A watched run is another framework's: it has neither
+/// Conclave's pattern nor a seed, whatever its start says to seat it.
+pub(crate) const WATCH_SOURCE: &str = "watch:";
+
+impl RunStarted {
+    /// Whether the run is one `conclave watch` watched.
+    pub(crate) fn is_watched(&self) -> bool {
+        self.source
+            .as_deref()
+            .is_some_and(|s| s.starts_with(WATCH_SOURCE))
+    }
+}

@@ -10,14 +10,20 @@ use crate::compare::values::{status_tone, words};
 
 pub(super) fn section(a: &RunFacts, b: &RunFacts) -> Section {
     // The recordings are named in the view's title: their names always differ.
-    let mut rows = vec![
-        Row::new(
-            "scenario",
-            one(format!("{} ({})", a.scenario, a.pattern)),
-            one(format!("{} ({})", b.scenario, b.pattern)),
-        ),
-        Row::new("seed", one(a.seed.to_string()), one(b.seed.to_string())),
-    ];
+    // A watched run is another framework's: no pattern of Conclave's and
+    // no seed to name.
+    let kind = |f: &RunFacts| match f.watched {
+        true => format!("{} (watched)", f.scenario),
+        false => format!("{} ({})", f.scenario, f.pattern),
+    };
+    let mut rows = vec![Row::new("scenario", one(kind(a)), one(kind(b)))];
+    if !(a.watched && b.watched) {
+        let seed = |f: &RunFacts| match f.watched {
+            true => Cell::absent(),
+            false => Cell::plain(f.seed.to_string()),
+        };
+        rows.push(Row::new("seed", vec![seed(a)], vec![seed(b)]));
+    }
     if a.forked_from.is_some() || b.forked_from.is_some() {
         let forked = |f: &RunFacts| {
             f.forked_from.as_ref().map_or(Cell::absent(), |from| {

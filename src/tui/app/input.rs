@@ -242,11 +242,47 @@ fn is_ctrl_c(key: &KeyEvent) -> bool {
 /// Type `key` into `text` when it is a character `allowed` takes, or
 /// delete the last one on Backspace.
 fn type_into(text: &mut String, key: &KeyEvent, allowed: impl Fn(char) -> bool) {
+    let (ctrl, alt) = (
+        key.modifiers.contains(KeyModifiers::CONTROL),
+        key.modifiers.contains(KeyModifiers::ALT),
+    );
+    // Ctrl and Alt together is AltGr on some terminals, which types.
+    let held = ctrl != alt;
     match key.code {
-        KeyCode::Char(c) if allowed(c) => text.push(c),
+        // Ctrl-U clears the line, as a shell's prompt does; no other key
+        // held with Ctrl or Alt types its letter.
+        KeyCode::Char('u') if ctrl && !alt => text.clear(),
+        KeyCode::Char(c) if allowed(c) && !held => text.push(c),
         KeyCode::Backspace => {
             text.pop();
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod typing_tests {
+    use super::type_into;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    #[test]
+    fn ctrl_u_clears_the_line_and_no_ctrl_or_alt_key_types_its_letter() {
+        let mut path = String::from("run.json");
+        let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+        type_into(&mut path, &ctrl('w'), |_| true);
+        type_into(
+            &mut path,
+            &KeyEvent::new(KeyCode::Char('x'), KeyModifiers::ALT),
+            |_| true,
+        );
+        assert_eq!(path, "run.json");
+        type_into(&mut path, &ctrl('u'), |_| true);
+        assert_eq!(path, "");
+        type_into(
+            &mut path,
+            &KeyEvent::new(KeyCode::Char('A'), KeyModifiers::SHIFT),
+            |_| true,
+        );
+        assert_eq!(path, "A", "a capital letter is typed");
     }
 }

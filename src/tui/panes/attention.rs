@@ -55,8 +55,14 @@ fn why(slot: &RunSlot) -> Option<String> {
     let outcome = slot.state.outcome.as_ref()?;
     let reason = &outcome.stop_reason;
     let failed = outcome.error.is_some() || reason.is_model_failure() || reason.is_answer_failure();
-    (outcome.status == RunStatus::Stopped && failed)
-        .then(|| format!("stopped: {}", fit(&reason.to_string(), 40)))
+    if outcome.status == RunStatus::Stopped && failed {
+        return Some(format!("stopped: {}", fit(&reason.to_string(), 40)));
+    }
+    // Finished, but work it depends on failed (a watched run's failed
+    // tool span, a failed task): partial, said with what failed.
+    let shortfall = slot.unit.shortfall(&slot.state.pattern)?;
+    (outcome.status == RunStatus::Ok && shortfall.lacking)
+        .then(|| format!("finished partial: {}", fit(&shortfall.words, 40)))
 }
 
 /// The run as the run list names it: by its tab's number, or as its

@@ -4,6 +4,7 @@
 //! headless line and a recording.
 
 mod arrivals;
+mod ending;
 mod paying;
 mod reading_js;
 mod turns;
@@ -451,6 +452,7 @@ async fn hostile_shapes_are_held_within_the_limits() {
             max_runs: 2,
             max_spans: 50,
             settle: Duration::from_millis(10),
+            ..Limits::default()
         },
         ..WatchOptions::default()
     });
@@ -485,42 +487,6 @@ fn in_trace(trace: u128, spans: Vec<Proto>) -> Batch {
         span.trace_id = trace.to_be_bytes().to_vec();
     }
     b
-}
-
-#[tokio::test(start_paused = true)]
-async fn a_trace_is_dropped_and_counted_only_when_every_run_held_waits_for_its_root() {
-    let mut watch = Watch::new(WatchOptions {
-        limits: Limits {
-            max_runs: 2,
-            ..Limits::default()
-        },
-        ..WatchOptions::default()
-    });
-    // Two live runs, neither root arrived: a child each.
-    watch.take(&in_trace(1, vec![proto(2, Some(1), "child", &[])]));
-    watch.take(&in_trace(2, vec![proto(2, Some(1), "child", &[])]));
-    let told = watch.take(&in_trace(
-        3,
-        vec![proto(2, Some(1), "a", &[]), proto(1, None, "r", &[])],
-    ));
-    assert!(watch.runs.get(3).is_none());
-    assert_eq!(watch.runs.dropped_spans, 2);
-    assert!(
-        matches!(told.as_slice(), [WatchFeed::Dropped(2)]),
-        "{told:?}"
-    );
-    // The count is said again only when it grows.
-    let told = watch.take(&in_trace(1, vec![proto(3, Some(1), "more", &[])]));
-    assert!(
-        !told.iter().any(|t| matches!(t, WatchFeed::Dropped(_))),
-        "{told:?}"
-    );
-    // Run 1's root comes: the next new trace finishes it early and is held.
-    watch.take(&in_trace(1, vec![proto(1, None, "root", &[])]));
-    let told = watch.take(&in_trace(4, vec![proto(1, None, "r", &[])]));
-    assert!(matches!(&told[0], WatchFeed::Finished(s) if s.trace_id == format!("{:032x}", 1)));
-    assert!(watch.runs.get(4).is_some());
-    assert_eq!(watch.runs.dropped_spans, 2);
 }
 
 #[tokio::test]

@@ -340,22 +340,28 @@ impl Chain {
     }
 
     /// The model call a message tells of, as call `call`, unless the
-    /// message was told before or a model span told the same call;
-    /// whether it was told.
+    /// message was told before or a model span told the same call, or
+    /// (`hold`) a model span may yet tell it: what became of it.
     pub(super) fn message_call(
         &mut self,
         usage: &MessageUsage,
         call: u64,
         t_ms: u64,
         out: &mut Out,
-    ) -> bool {
-        if !self.messages.insert(usage.id.clone()) {
-            return false;
+        hold: bool,
+    ) -> Message {
+        if self.messages.contains(&usage.id) {
+            return Message::Matched;
         }
         let tokens = (usage.input_tokens, usage.output_tokens);
         if take_one(&mut self.unmatched_spans, tokens) {
-            return false;
+            self.messages.insert(usage.id.clone());
+            return Message::Matched;
         }
+        if hold {
+            return Message::Held;
+        }
+        self.messages.insert(usage.id.clone());
         *self.unmatched_messages.entry(tokens).or_default() += 1;
         let used = TokenUsage {
             input: usage.input_tokens,
@@ -372,6 +378,17 @@ impl Chain {
         // turn.
         let label = usage.agent.clone().unwrap_or_else(|| "model".to_string());
         called.tell("model", label, usage.agent.clone(), Some(used), t_ms, out);
-        true
+        Message::Told
     }
+}
+
+/// What became of a message's model call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Message {
+    /// Told as a call of its own.
+    Told,
+    /// Told before, or matched to a model span's call: not told again.
+    Matched,
+    /// Kept back: a model span may yet tell the same call.
+    Held,
 }

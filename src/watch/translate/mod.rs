@@ -26,7 +26,7 @@ mod seat;
 
 use super::acting::{CostFrom, priced};
 use super::forest::Forest;
-use super::read::{Readings, read};
+use super::read::{MessageUsage, Readings, read};
 use super::runs::{Arrival, Came};
 use super::summary::WatchSummary;
 use super::vocab::Kind;
@@ -50,6 +50,14 @@ pub(crate) struct Translator {
     /// them they wait for.
     waiting: HashMap<SpanId, Vec<SpanId>>,
     chain: Chain,
+    /// Messages' model calls kept back until a model span tells the
+    /// same call or the run ends: once a model span came, the run's
+    /// calls have spans (AutoGen with its client instrumented), and a
+    /// message told first would take the place of its span's call,
+    /// model and price.
+    held: Vec<MessageUsage>,
+    /// A model span came.
+    models_seen: bool,
     finished: bool,
 }
 
@@ -92,6 +100,8 @@ impl Translator {
             next_call: 0,
             waiting: HashMap::new(),
             chain: Chain::default(),
+            held: Vec::new(),
+            models_seen: false,
             finished: false,
         }
     }
@@ -138,6 +148,7 @@ impl Translator {
                 continue;
             };
             let kind = reading.kind();
+            self.models_seen |= kind == Kind::Model;
             let call = matches!(kind, Kind::Model | Kind::Tool).then(|| {
                 self.next_call += 1;
                 self.calls.insert(id, self.next_call);
@@ -222,17 +233,9 @@ impl Translator {
         self.finished = true;
         let waiting: Vec<SpanId> = self.waiting.drain().flat_map(|(_, ids)| ids).collect();
         self.tell(waiting, (forest, readings), prices, t_ms);
+        self.messages(false, t_ms);
         let result = serde_json::to_value(summary).unwrap_or_default();
-        // A run a steerer stopped ended stopped, whatever its spans say.
-        let stopped = summary
-            .steering
-            .as_ref()
-            .is_some_and(|s| s.stopped.is_some());
-        let (status, stop_reason) = if stopped {
-            (RunStatus::Stopped, StopReason::Cancelled)
-        } else {
-            (RunStatus::Ok, StopReason::Success)
-        };
+        let (status, stop_reason) = ending_of(summary);
         self.out.push(
             t_ms,
             EventKind::RunFinished {
@@ -326,15 +329,52 @@ impl Translator {
         // the same breath is matched to it, never added to it.
         for id in &ids {
             if let Some(r) = readings.get(id) {
-                for usage in &r.message_usage {
-                    let call = self.next_call + 1;
-                    if self.chain.message_call(usage, call, t_ms, &mut self.out) {
-                        self.next_call = call;
-                    }
-                }
+                self.held.extend(r.message_usage.iter().cloned());
             }
         }
+        self.messages(self.models_seen, t_ms);
         self.chain.quiet_turns(t_ms, &mut self.out);
+    }
+
+    /// The messages' model calls kept back, each told, matched to a
+    /// model span's call, or (`hold`) kept back still.
+    fn messages(&mut self, hold: bool, t_ms: u64) {
+        let mut kept = Vec::new();
+        for usage in std::mem::take(&mut self.held) {
+            let call = self.next_call + 1;
+            match self
+                .chain
+                .message_call(&usage, call, t_ms, &mut self.out, hold)
+            {
+                chain::Message::Told => self.next_call = call,
+                chain::Message::Matched => {}
+                chain::Message::Held => kept.push(usage),
+            }
+        }
+        self.held = kept;
+    }
+}
+
+/// How a watched run ended: `ok` and `success` when it ended whole;
+/// `stopped` and `incomplete:<why>` (`incomplete:idle`) when its top
+/// span never came.
+fn ending_of(summary: &WatchSummary) -> (RunStatus, StopReason) {
+    // A run a steerer stopped ended stopped, whatever its spans say.
+    let stopped = summary
+        .steering
+        .as_ref()
+        .is_some_and(|s| s.stopped.is_some());
+    if stopped {
+        return (RunStatus::Stopped, StopReason::Cancelled);
+    }
+    match summary.incomplete {
+        None => (RunStatus::Ok, StopReason::Success),
+        Some(why) => {
+            let why = serde_json::to_value(why).unwrap_or_default();
+            let wire = format!("incomplete:{}", why.as_str().unwrap_or("unknown"));
+            let reason = StopReason::Pattern(crate::stop::PatternStop::read(&wire));
+            (RunStatus::Stopped, reason)
+        }
     }
 }
 

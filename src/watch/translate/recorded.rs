@@ -73,6 +73,7 @@ pub(crate) fn events_of(path: &Path) -> Result<Vec<Arc<Event>>, String> {
     let mut summary = summarise_read(trace, &forest, &readings, None);
     summary.recording = Some(path.display().to_string());
     crate::watch::steer::marks::with_steering(&mut summary, steering);
+    summary.incomplete = rec.incomplete();
     events.extend(translator.finish((&forest, &readings), &summary, None, last_ms));
     Ok(events.into_iter().map(Arc::new).collect())
 }

@@ -24,8 +24,7 @@ pub(crate) fn seat_of(span: Option<&crate::span::Span>) -> Scenario {
 /// The scenario name of a run seated before any span told its service.
 pub(crate) const UNSEATED: &str = "watch_";
 
-/// `RunStarted.source` of a watched run: this, then its trace id.
-pub(crate) const WATCH_SOURCE: &str = "watch:";
+pub(crate) use crate::bus::event::WATCH_SOURCE;
 
 /// The scenario a watched run of `service` (made with `framework`) is
 /// seated with: a swarm of no declared agents (they are named as the

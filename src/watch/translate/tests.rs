@@ -204,6 +204,7 @@ pub(super) fn span(id: u64, parent: Option<u64>, attrs: &[(&str, &str)]) -> Span
         trace_id: 7,
         span_id: id,
         parent,
+        remote_parent: None,
         name: format!("s{id}"),
         start_ns: id * 1_000_000,
         end_ns: id * 1_000_000 + 500_000,

@@ -174,7 +174,23 @@ impl Unit for WatchedUnit {
             }
             _ => words.push_str(" · cost unknown"),
         }
-        Line::styled(words, theme::headline(theme::GO))
+        // A run with a failed span is not green: it reads as partial.
+        let colour = if run.failed > 0 {
+            theme::CAUTION
+        } else {
+            theme::GO
+        };
+        Line::styled(words, theme::headline(colour))
+    }
+
+    /// Spans that failed (a tool call, a model call): the run finished,
+    /// but what depended on them is lacking, so its tab, header and the
+    /// attention line say so rather than a plain success.
+    fn shortfall(&self, run: &WatchedRun) -> Option<super::unit::Shortfall> {
+        (run.failed > 0).then(|| super::unit::Shortfall {
+            words: format!("{} failed", crate::words::plural(run.failed, "span")),
+            lacking: true,
+        })
     }
 
     /// The chain and the transfers, then the spans and their failures.
@@ -226,6 +242,8 @@ fn list_page(run: &WatchedRun, page: usize) -> usize {
     usize::from(rows - graph_pane::height(run, rows)).max(1)
 }
 
+#[cfg(test)]
+mod agreement_tests;
 #[cfg(test)]
 mod graph_pane_tests;
 #[cfg(test)]

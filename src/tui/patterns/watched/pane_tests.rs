@@ -32,6 +32,7 @@ pub(super) fn span(
         trace_id: 0x7e57,
         span_id: id,
         parent,
+        remote_parent: None,
         name: name.into(),
         start_ns: 1_700_000_000_000 * MS + ms.0 * MS,
         end_ns: 1_700_000_000_000 * MS + ms.1 * MS,

@@ -18,6 +18,7 @@ fn span(id: u64, parent: Option<u64>, name: &str, start: u64, end: u64) -> Span 
         trace_id: 7,
         span_id: id,
         parent,
+        remote_parent: None,
         name: name.into(),
         start_ns: start * MS,
         end_ns: end * MS,
