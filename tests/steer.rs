@@ -164,6 +164,8 @@ fn an_openai_agents_run_is_held_stepped_decided_and_stopped_through_the_watch() 
     // out of Runner.run (not the SDK's UserError), and the model is not
     // called again.
     let in_tool = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+    // The run is steered once its hook has spoken: held at its first gate.
+    watch.waiting(&in_tool, "gate");
     watch.steer(json!({"op": "run_on", "trace_id": in_tool}));
     watch.waiting(&in_tool, "approval");
     assert_eq!(run.expect("model_call")["call"], 1);

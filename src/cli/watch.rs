@@ -88,9 +88,7 @@ pub(crate) struct WatchCommand {
     /// Each run's budget of model calls through the endpoint.
     #[arg(long, value_name = "N", requires = "upstream")]
     pub(crate) max_calls: Option<u64>,
-    /// A breakpoint: pause a hooked run before a gate of this name (a
-    /// tool, a node, an agent, a handoff; repeatable; docs/steer.md).
-    #[arg(long = "break", value_name = "NAME")]
+    #[arg(long = "break", value_name = "NAME", help = conclave::watch::steer::protocol::BREAK_ARG_HELP)]
     pub(crate) breaks: Vec<String>,
 }
 

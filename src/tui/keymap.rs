@@ -75,7 +75,7 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('P')], label: "P", action: Action::HoldAll, help: "hold every run, new ones from their first gate (again: run all on)", scope: STEER },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "set the breakpoint typed, or clear it when set", scope: Scope::Overlay(OverlayKind::Break) },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "close", scope: Scope::Overlay(OverlayKind::Break) },
-    Binding { keys: &[], label: TYPING, action: Action::Confirm, help: "a tool, node, agent or handoff's name (Backspace deletes)", scope: Scope::Overlay(OverlayKind::Break) },
+    Binding { keys: &[], label: TYPING, action: Action::Confirm, help: crate::watch::steer::protocol::BREAK_TYPING, scope: Scope::Overlay(OverlayKind::Break) },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "stop it, with the reason typed: its hook ends the run as its framework does", scope: Scope::Overlay(OverlayKind::StopRun) },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "keep it running", scope: Scope::Overlay(OverlayKind::StopRun) },
     Binding { keys: &[], label: TYPING, action: Action::Confirm, help: "the stop's reason (Backspace deletes)", scope: Scope::Overlay(OverlayKind::StopRun) },

@@ -133,7 +133,7 @@ pub(crate) fn draw_breaks(frame: &mut Frame, screen: Rect, breaks: &[String], na
     let width = screen.width.saturating_sub(4).clamp(20, 100);
     let inner_width = usize::from(width.saturating_sub(2));
     let mut lines = vec![Line::raw(fit(
-        "Every run pauses before a gate of these names (tool, node, agent, handoff):",
+        crate::watch::steer::protocol::BREAK_DIALOG,
         inner_width,
     ))];
     if breaks.is_empty() {

@@ -5,6 +5,17 @@
 //! every bound a request is checked against, are `bounds`'s.
 
 pub use super::bounds::{MAX_KIND, MAX_NAME, MAX_OPTIONS, MAX_STEP, MAX_TEXT, Refused, trace_of};
+
+/// What a breakpoint names, in the words of the gates a hook holds at:
+/// the command line's `--break` and the dashboard's breakpoints dialog say
+/// it from here, so the gates' kinds are named in one place.
+pub const BREAK_ARG_HELP: &str = "A breakpoint: pause a hooked run before a gate of this name (a \
+     tool, a node, an agent, a handoff; repeatable; docs/steer.md)";
+/// The breakpoints dialog's first line.
+pub const BREAK_DIALOG: &str =
+    "Every run pauses before a gate of these names (tool, node, agent, handoff):";
+/// The breakpoints dialog's typing row, in the keys' help.
+pub const BREAK_TYPING: &str = "a tool, node, agent or handoff's name (Backspace deletes)";
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
