@@ -123,6 +123,7 @@ mod tests {
             service: None,
             scope: String::new(),
             language: None,
+            remote_parent: None,
         }
     }
 

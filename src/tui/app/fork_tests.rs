@@ -22,7 +22,7 @@ use serde_json::json;
 const PARENT: &str = "/recordings/parent.jsonl";
 
 /// The app replaying `events` as if read from [`PARENT`], at their start.
-pub(super) fn replaying(events: Vec<Arc<Event>>) -> App {
+pub(crate) fn replaying(events: Vec<Arc<Event>>) -> App {
     let EventKind::RunStarted(started) = &events[0].kind else {
         panic!("a run's start first");
     };
