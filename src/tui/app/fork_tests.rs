@@ -349,6 +349,11 @@ fn a_watched_runs_replay_plays_again_from_the_start_and_offers_no_fork() {
     assert_eq!(app.unavailable(Action::Restart), None);
     press(&mut app, KeyCode::Char('x'));
     assert!(app.overlay.is_none(), "no fork dialog for a watched run");
+    let notice = app.notice.as_deref().unwrap_or_default();
+    assert!(
+        notice.contains("a watched run cannot be forked yet") && !notice.contains("cassette"),
+        "{notice}"
+    );
     let loaded = super::tests::app_with(&events);
     assert!(loaded.run().is_some_and(|r| r.replay.is_none()));
     assert!(loaded.unavailable(Action::Restart).is_some());
