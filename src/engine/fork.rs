@@ -106,8 +106,15 @@ impl ForkRequest {
     /// Read the parent recording and find the gate; what is wrong with
     /// either, in words (a recording made before cassettes says so).
     pub fn plan(&self) -> Result<PlannedFork, String> {
-        let (cassette, problems) = Cassette::load(&self.recording).map_err(|e| e.to_string())?;
         let shown = || crate::sanitize::clean(&self.recording.display().to_string()).into_owned();
+        // Another framework's run is not Conclave's to run again.
+        if crate::record::first_start(&self.recording).is_ok_and(|s| s.is_watched()) {
+            return Err(format!(
+                "{}: a watched run cannot be forked yet: its calls ran in another framework, not in Conclave",
+                shown()
+            ));
+        }
+        let (cassette, problems) = Cassette::load(&self.recording).map_err(|e| e.to_string())?;
         let at = GateTarget::resolve(&self.at, &cassette.parent().gates)
             .map_err(|e| format!("{}: {e}", shown()))?;
         let started = cassette.parent().started.clone();
@@ -199,4 +206,41 @@ pub(super) fn forked_from(plan: &CassettePlan, own: &crate::bus::RunModel) -> Op
         model: parent.started.model.as_ref().filter(other).cloned(),
         edited: fork.edits.iter().map(ToString::to_string).collect(),
     })
+}
+
+#[cfg(test)]
+mod watched_tests {
+    use super::*;
+
+    /// A watched run's recording is refused as a watched run, naming the
+    /// file, not as a file that is no recording.
+    #[test]
+    fn a_watched_recording_is_not_forked_and_says_why() {
+        let (events, _) = crate::watch::translate::tests::told("pydantic_ai").remove(0);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("watched.jsonl");
+        let mut text = String::new();
+        for event in &events {
+            text.push_str(&serde_json::to_string(event).unwrap());
+            text.push('\n');
+        }
+        std::fs::write(&path, text).unwrap();
+        let request = ForkRequest {
+            recording: path.clone(),
+            at: "1".into(),
+            flags: Vec::new(),
+            goal: None,
+            seed: None,
+            edits: Vec::new(),
+        };
+        let Err(words) = request.plan() else {
+            panic!("a watched run forked");
+        };
+        assert!(
+            words.starts_with(&path.display().to_string())
+                && words.contains("a watched run cannot be forked yet")
+                && !words.contains("not a Conclave recording"),
+            "{words}"
+        );
+    }
 }

@@ -25,7 +25,7 @@ pub use events::{Changed, Events};
 pub use problem::{RecordingError, RecordingProblem};
 pub use reader::{MAX_LINE, Recording, parse_recording};
 pub use reader::{read_recording, read_recording_each};
-pub(crate) use start::run_start;
+pub(crate) use start::{first_start, run_start};
 pub use writer::RecordSink;
 
 use std::fs::File;

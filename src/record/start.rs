@@ -21,6 +21,16 @@ const JUNK_BYTES: u64 = 1 << 20;
 /// The start of run `run` in the recording at `path`; why it cannot be
 /// had, naming the file.
 pub(crate) fn run_start(path: &Path, run: RunId) -> Result<RunStarted, String> {
+    start_of(path, Some(run))
+}
+
+/// The first run's start in the recording at `path`, whichever run it is.
+pub(crate) fn first_start(path: &Path) -> Result<RunStarted, String> {
+    start_of(path, None)
+}
+
+fn start_of(path: &Path, wanted: Option<RunId>) -> Result<RunStarted, String> {
+    let run = wanted.map_or_else(|| "a".to_string(), |run| run.to_string());
     let shown = clean(&path.display().to_string()).into_owned();
     let unreadable = |e: std::io::Error| format!("{shown}: cannot read the recording: {e}");
     // Looked at before it is opened: opening a FIFO blocks.
@@ -57,7 +67,7 @@ pub(crate) fn run_start(path: &Path, run: RunId) -> Result<RunStarted, String> {
         reader.read_until(b'\n', &mut line).map_err(unreadable)?;
         let text = line.strip_suffix(b"\n").unwrap_or(&line);
         if let Ok(event) = decode(text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text))
-            && event.run == run
+            && wanted.is_none_or(|run| event.run == run)
             && let EventKind::RunStarted(started) = event.kind
         {
             return Ok(started);

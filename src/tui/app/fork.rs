@@ -33,6 +33,11 @@ pub(crate) struct ForkWatch {
 }
 
 /// Why the selected run cannot be forked now, if it cannot.
+/// Why a watched run's replay does not fork: its calls ran in another
+/// framework, which Conclave cannot run again from a gate.
+pub(crate) const WATCHED_UNFORKABLE: &str =
+    "a watched run cannot be forked yet: its calls ran in another framework, not in Conclave";
+
 pub(super) fn unforkable(slot: Option<&RunSlot>) -> Option<&'static str> {
     let Some(slot) = slot else {
         return Some("no run");
@@ -40,6 +45,9 @@ pub(super) fn unforkable(slot: Option<&RunSlot>) -> Option<&'static str> {
     let Some(replay) = &slot.replay else {
         return Some("only a replay forks: conclave replay REC, or n to open a recording");
     };
+    if slot.is_watched() {
+        return Some(WATCHED_UNFORKABLE);
+    }
     if slot.recording.is_none() {
         return Some("this replay has no recording file to fork");
     }

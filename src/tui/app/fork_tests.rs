@@ -22,7 +22,7 @@ use serde_json::json;
 const PARENT: &str = "/recordings/parent.jsonl";
 
 /// The app replaying `events` as if read from [`PARENT`], at their start.
-pub(super) fn replaying(events: Vec<Arc<Event>>) -> App {
+pub(crate) fn replaying(events: Vec<Arc<Event>>) -> App {
     let EventKind::RunStarted(started) = &events[0].kind else {
         panic!("a run's start first");
     };
@@ -349,6 +349,11 @@ fn a_watched_runs_replay_plays_again_from_the_start_and_offers_no_fork() {
     assert_eq!(app.unavailable(Action::Restart), None);
     press(&mut app, KeyCode::Char('x'));
     assert!(app.overlay.is_none(), "no fork dialog for a watched run");
+    let notice = app.notice.as_deref().unwrap_or_default();
+    assert!(
+        notice.contains("a watched run cannot be forked yet") && !notice.contains("cassette"),
+        "{notice}"
+    );
     let loaded = super::tests::app_with(&events);
     assert!(loaded.run().is_some_and(|r| r.replay.is_none()));
     assert!(loaded.unavailable(Action::Restart).is_some());

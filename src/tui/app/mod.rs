@@ -331,7 +331,7 @@ mod effects_tests;
 #[cfg(test)]
 mod fork_gate_tests;
 #[cfg(test)]
-mod fork_tests;
+pub(crate) mod fork_tests;
 #[cfg(test)]
 mod loading_tests;
 #[cfg(test)]

@@ -114,6 +114,7 @@ fn lines(app: &App) -> Vec<Line<'static>> {
         if watched && !group_applies(app, *scope) {
             continue;
         }
+        let heading = lines.len();
         lines.push(Line::styled(*title, theme::bold()));
         // The pattern pane's keys with those the run's pattern adds.
         let mut scopes = vec![*scope];
@@ -129,8 +130,8 @@ fn lines(app: &App) -> Vec<Line<'static>> {
                 None
             };
             // A watched run is another framework's: what cannot be done
-            // to it is not listed.
-            if watched && why.is_some() {
+            // to it is not listed; nor is a key a replay takes first.
+            if (watched && why.is_some()) || shadowed_in_replay(app, *scope, binding) {
                 continue;
             }
             let mut spans = vec![
@@ -148,9 +149,26 @@ fn lines(app: &App) -> Vec<Line<'static>> {
             }
             lines.push(Line::from(spans));
         }
+        // A heading with no key under it is not shown.
+        if lines.len() == heading + 1 {
+            lines.truncate(heading);
+            continue;
+        }
         lines.push(Line::raw(""));
     }
     lines
+}
+
+/// Whether every key of `binding` (outside a replay's own group) is taken
+/// by the replay on screen before the panes' and the global keys.
+fn shadowed_in_replay(app: &App, scope: Scope, binding: &keymap::Binding) -> bool {
+    !matches!(scope, Scope::Replay | Scope::Overlay(_))
+        && !binding.keys.is_empty()
+        && app.run().is_some_and(|r| r.replay.is_some())
+        && binding.keys.iter().all(|key| {
+            let event = crossterm::event::KeyEvent::new(key.code, key.mods);
+            keymap::lookup(Scope::Replay, &event).is_some()
+        })
 }
 
 /// Whether the keys of `scope` can act on the run on screen: a dialog's
@@ -268,5 +286,42 @@ mod hanging_tests {
             answer.contains("previous answer") && answer.contains("a note"),
             "{answer}"
         );
+    }
+}
+
+#[cfg(test)]
+mod watched_replay_tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn text(line: &Line) -> String {
+        line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    /// A watched run's replay lists each key once, the replay's own `r`
+    /// rather than the shadowed restart, and no heading without keys.
+    #[test]
+    fn a_watched_replays_help_lists_r_once_and_no_empty_heading() {
+        let (events, _) = crate::watch::translate::tests::told("pydantic_ai").remove(0);
+        let events = events.into_iter().map(Arc::new).collect();
+        let app = crate::tui::app::fork_tests::replaying(events);
+        let rows = lines(&app);
+        let r_rows: Vec<String> = rows
+            .iter()
+            .map(text)
+            .filter(|t| t.starts_with("  r "))
+            .collect();
+        assert_eq!(r_rows.len(), 1, "{r_rows:?}");
+        assert!(r_rows[0].contains("replay from the start"), "{r_rows:?}");
+        for pair in rows.windows(2) {
+            let heading = !text(&pair[0]).starts_with(' ') && !text(&pair[0]).is_empty();
+            assert!(
+                !(heading && text(&pair[1]).is_empty()),
+                "a heading with no keys: {:?}",
+                text(&pair[0])
+            );
+        }
+        let last_heading = rows.iter().rev().map(text).find(|t| !t.is_empty()).unwrap();
+        assert!(last_heading.starts_with("  "), "ends on {last_heading:?}");
     }
 }

@@ -108,6 +108,8 @@ pub fn open_comparison(app: &mut App, a: &Path, b: &Path) -> Result<(), String> 
             app.done(done);
         }
     }
+    // Closing the comparison shows A, where the person asked from.
+    app.runs.selected = pinned;
     match app.overlay {
         Some(crate::tui::view_state::Overlay::Compare { .. }) => Ok(()),
         _ => Err(app.notice.take().unwrap_or_default()),
@@ -127,5 +129,35 @@ pub fn settle(app: &mut App, effects: Vec<Effect>) {
             }
         }
         effects = app.take_queued();
+    }
+}
+
+#[cfg(test)]
+mod compare_close_tests {
+    use super::*;
+    use crate::tui::app::AppOptions;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    /// `q` on `conclave compare A B` closes the comparison onto A.
+    #[test]
+    fn q_from_the_comparison_lands_on_a() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut paths = Vec::new();
+        for (name, fixture) in [("a.jsonl", "pydantic_ai"), ("b.jsonl", "pydantic_ai")] {
+            let (events, _) = crate::watch::translate::tests::told(fixture).remove(0);
+            let text: String = events
+                .iter()
+                .map(|e| serde_json::to_string(e).unwrap() + "\n")
+                .collect();
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            paths.push(path);
+        }
+        let mut app = App::new(AppOptions::default());
+        open_comparison(&mut app, &paths[0], &paths[1]).unwrap();
+        let _ = app.key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE));
+        assert!(app.overlay.is_none(), "q closes the comparison");
+        let shown = app.run().and_then(|r| r.recording.clone());
+        assert_eq!(shown.as_deref(), Some(paths[0].as_path()));
     }
 }
