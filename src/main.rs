@@ -5,9 +5,7 @@ use conclave::bus::ClockMode;
 use conclave::engine::ProviderChoice;
 use conclave::exit::Exit;
 use conclave::headless::{self, HeadlessRun};
-use conclave::nats::jobs::WorkerOptions;
 use conclave::output;
-use conclave::sweep::{SweepArgs, SweepPlan};
 use conclave::tui::{self, TuiOptions, app::Overrides};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,6 +13,7 @@ use std::process::ExitCode;
 mod cli;
 #[cfg(test)]
 mod doc_snippets;
+mod fleet;
 mod from_recording;
 mod generated;
 mod man;
@@ -186,9 +185,9 @@ fn command(cli: Cli) -> Exit {
         Some(Command::Fork(args)) => from_recording::fork(args),
         Some(Command::Sweep(args)) => match args.launch_program() {
             Ok(exit) => exit,
-            Err(args) => sweep(*args),
+            Err(args) => fleet::sweep(*args),
         },
-        Some(Command::Worker(args)) => worker(args),
+        Some(Command::Worker(args)) => fleet::worker(args),
         Some(Command::Probe(args)) => conclave::provider::openai::probe::probe(args.options()),
         Some(Command::Validate { files }) => headless::validate(&files),
         Some(Command::Export { recording, otlp }) => match otlp.config() {
@@ -318,86 +317,9 @@ fn run_headless(run: RunCommand) -> Exit {
 
 /// The dashboard on something it does not launch (a replay, a sweep, the
 /// runs of other engines), in the theme chosen.
-fn view_in_dashboard(look: &LookArgs, options: TuiOptions) -> Exit {
+pub(crate) fn view_in_dashboard(look: &LookArgs, options: TuiOptions) -> Exit {
     match look.theme() {
         Ok(theme) => tui::run(TuiOptions { theme, ..options }),
         Err(exit) => exit,
     }
-}
-
-/// `conclave sweep`: its runs on NATS workers, on this machine's cores,
-/// or in the dashboard.
-fn sweep(command: SweepCommand) -> Exit {
-    let otlp = match command.otlp.config() {
-        Ok(otlp) => otlp,
-        Err(exit) => return exit,
-    };
-    if command.nats.nats.is_some()
-        && let Some(refusal) = command.refused_on_nats(otlp.is_some())
-    {
-        output::message(refusal);
-        return Exit::BadInput;
-    }
-    let (file, at) = match command.file() {
-        Ok(file) => file,
-        Err(message) => {
-            output::message(&message);
-            return Exit::BadInput;
-        }
-    };
-    let plan = match SweepPlan::new(command.seeds, command.flags) {
-        Ok(plan) => plan,
-        Err(e) => {
-            output::message(&format!("conclave: {e}"));
-            return Exit::BadInput;
-        }
-    };
-    let args = SweepArgs {
-        scenario: file,
-        at,
-        plan,
-        parallel: command.parallel,
-        provider: command.model.choice(),
-        allow_real: command.allow_real,
-        allow_exec: command.exec.allow_exec,
-        answer: command.answer.given(),
-        otlp,
-    };
-    if let Some(url) = command.nats.nats {
-        conclave::nats::jobs::sweep_headless(args, &url)
-    } else if command.headless {
-        conclave::sweep::headless(args)
-    } else {
-        view_in_dashboard(
-            &command.look,
-            TuiOptions {
-                sweep: Some(args),
-                ..TuiOptions::default()
-            },
-        )
-    }
-}
-
-/// `conclave worker`: run sweep jobs from a NATS server until stopped.
-fn worker(command: WorkerCommand) -> Exit {
-    let otlp = match command.otlp.config() {
-        Ok(otlp) => otlp,
-        Err(exit) => return exit,
-    };
-    let Some(events) = command.nats.to() else {
-        output::message(
-            "conclave: worker needs --nats URL, the NATS server the jobs are on (e.g. --nats nats://127.0.0.1:4222)",
-        );
-        return Exit::BadInput;
-    };
-    conclave::nats::jobs::worker(WorkerOptions {
-        url: events.url.clone(),
-        events,
-        otlp,
-        parallel: command
-            .parallel
-            .unwrap_or_else(conclave::sweep::default_parallelism),
-        ack_wait: command.ack_wait,
-        allow_exec: command.exec.allow_exec,
-    })
 }
