@@ -23,6 +23,8 @@ pub(crate) struct LaunchCommand {
     /// A flag the program's hook reads, e.g. --flag legal_analyst=on (repeatable).
     #[arg(long = "flag", value_name = "NAME=on|off", value_parser = parse_flag)]
     pub(crate) flags: Vec<(String, bool)>,
+    #[arg(long = "break", value_name = "NAME", help = conclave::watch::steer::protocol::BREAK_ARG_HELP)]
+    pub(crate) breaks: Vec<String>,
     /// Handed to the program as CONCLAVE_SEED.
     #[arg(long)]
     pub(crate) seed: Option<u64>,
@@ -74,6 +76,7 @@ impl LaunchCommand {
             prices: self.pricing,
             record: false,
             announce: true,
+            breaks: self.breaks,
         };
         if !self.headless {
             output::message(

@@ -152,6 +152,7 @@ impl RunCommand {
                     prices: self.model.pricing,
                     record: false,
                     announce: true,
+                    breaks: Vec::new(),
                 },
                 recording: super::launch::recording(self.record, self.screen.no_record),
             },

@@ -45,6 +45,9 @@ pub struct LaunchSettings {
     /// Say on stderr where the run receives (its id and address), for a
     /// person or a test that steers it.
     pub announce: bool,
+    /// `--break NAME`: the run pauses before a gate of one of these names
+    /// (or agents), as a watched run does (docs/steer.md).
+    pub breaks: Vec<String>,
 }
 
 /// Why the run ended.
@@ -106,6 +109,7 @@ pub(crate) async fn launch(
         Limits::default(),
         Policy {
             flags: flags.clone(),
+            breaks: settings.breaks.iter().cloned().collect(),
             ..Policy::default()
         },
     );

@@ -34,6 +34,8 @@ pub struct Watch {
     pub url: String,
     pub stdout: Receiver<String>,
     pub stderr: Receiver<String>,
+    /// The first line said on stderr (where it listens).
+    pub first: String,
     client: reqwest::blocking::Client,
 }
 
@@ -45,17 +47,56 @@ impl Watch {
 
     /// Start the watch listening on `listen`, with `args` and `env`.
     pub fn start_on(listen: &str, args: &[&str], env: &[(&str, &str)]) -> Watch {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_conclave"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_conclave"));
+        command
             .args(["watch", "--headless", "--listen", listen, "--no-grpc"])
             .args(["--settle-ms", "300"])
             .args(args)
-            .envs(env.iter().copied())
+            .envs(env.iter().copied());
+        Watch::of(&mut command)
+    }
+
+    /// `conclave launch --headless` with `args` (options, `--`, the
+    /// program): its run's receiver, steered as the watch's is, and the
+    /// run's id (both from the line the launch says first).
+    pub fn launch(args: &[&str], env: &[(&str, &str)]) -> (Watch, String) {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_conclave"));
+        command
+            .args(["launch", "--headless"])
+            .args(args)
+            .envs(env.iter().copied());
+        let watch = Watch::of(&mut command);
+        let id = watch
+            .first
+            .split("run ")
+            .nth(1)
+            .and_then(|rest| rest.split(':').next());
+        let id = id.unwrap_or_else(|| panic!("no run id in {:?}", watch.first));
+        let id = id.to_string();
+        (watch, id)
+    }
+
+    /// The launched run's end: its exit code and its result document.
+    pub fn result(&mut self) -> (Option<i32>, Value) {
+        let status = self.child.wait().expect("the launch ends");
+        // Its pipe ends with it: every line is read once the channel is.
+        let text: Vec<String> =
+            std::iter::from_fn(|| self.stdout.recv_timeout(PATIENCE).ok()).collect();
+        let said: Vec<String> = self.stderr.try_iter().collect();
+        let document = serde_json::from_str(&text.join("\n"))
+            .unwrap_or_else(|e| panic!("{e}: {text:?} (stderr: {said:?})"));
+        (status.code(), document)
+    }
+
+    /// `command` started, its first stderr line naming where it listens.
+    fn of(command: &mut Command) -> Watch {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("conclave watch starts");
+            .expect("conclave starts");
         let stdout = lines(child.stdout.take().unwrap());
         let stderr = lines(child.stderr.take().unwrap());
         let first = stderr.recv_timeout(PATIENCE).expect("the watch says where");
@@ -70,6 +111,7 @@ impl Watch {
             url,
             stdout,
             stderr,
+            first,
             client: reqwest::blocking::Client::builder()
                 .timeout(Duration::from_secs(30))
                 .build()

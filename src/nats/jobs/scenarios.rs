@@ -106,6 +106,38 @@ impl Scenarios {
     }
 }
 
+/// Why this worker will not run the job's scenario when it is a program
+/// scenario (`"pattern": "program"`, docs/launch.md): workers do not
+/// launch programs, and the refusal says whether this worker has the
+/// program at all (a program scenario runs only where its program is).
+pub(crate) fn program_refusal(text: &ScenarioText) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(&text.text).ok()?;
+    if value.get("pattern").and_then(|p| p.as_str()) != Some("program") {
+        return None;
+    }
+    let source = &text.source;
+    let not_yet = "workers do not run program scenarios yet; sweep it without --nats \
+         on a machine that has the program (docs/sweeps_and_nats.md)";
+    let first = value.pointer("/command/0").and_then(|c| c.as_str());
+    let Some(first) = first else {
+        return Some(format!("{source}: a program scenario; {not_yet}"));
+    };
+    let folder = Path::new(source).parent().unwrap_or(Path::new(""));
+    let folder = match value.get("cwd").and_then(|c| c.as_str()) {
+        Some(cwd) => folder.join(cwd),
+        None => folder.to_path_buf(),
+    };
+    let path_var = value.pointer("/env/PATH").and_then(|p| p.as_str());
+    let path_var = path_var
+        .map(str::to_string)
+        .or_else(|| std::env::var("PATH").ok());
+    let found = crate::provider::program::resolve_program(first, &folder, path_var.as_deref());
+    Some(match found {
+        Err(why) => format!("{source}: command[0]: {why} on this worker; {not_yet}"),
+        Ok(_) => format!("{source}: a program scenario ({first}); {not_yet}"),
+    })
+}
+
 /// The digest of a job's scenario: its source path (which decides how
 /// relative paths in it resolve) and its text, each preceded by its length
 /// so that no two pairs give the same bytes.
@@ -186,5 +218,28 @@ mod tests {
         assert_eq!(scenarios.refusal(&scenario, true), None);
         let sim = scenarios.get(&text(SIM)).unwrap();
         assert_eq!(scenarios.refusal(&sim, false), None);
+    }
+
+    #[test]
+    fn a_program_scenario_is_refused_naming_its_missing_program() {
+        let program = |first: &str| {
+            text(&format!(
+                r#"{{"name": "app", "pattern": "program", "command": ["{first}", "app.py"]}}"#
+            ))
+        };
+        let missing = program_refusal(&program("no-such-program-on-any-worker")).unwrap();
+        assert!(
+            missing.starts_with("scenarios/x.json: command[0]: ")
+                && missing.contains("\"no-such-program-on-any-worker\"")
+                && missing.contains("on this worker; workers do not run program scenarios yet"),
+            "{missing}"
+        );
+        let here = program_refusal(&program("sh")).unwrap();
+        assert!(
+            here.starts_with("scenarios/x.json: a program scenario (sh); workers do not run"),
+            "{here}"
+        );
+        assert_eq!(program_refusal(&text(SIM)), None);
+        assert_eq!(program_refusal(&text("{")), None, "read and named later");
     }
 }

@@ -287,6 +287,9 @@ async fn run(
     acker: &Acker,
     stop: &mut watch::Receiver<Stop>,
 ) -> Option<JobOutcome> {
+    if let Some(problem) = super::scenarios::program_refusal(&job.scenario) {
+        return Some(JobOutcome::Refused { problem });
+    }
     let (scenario, fork) = match shared.scenarios.of_job(job) {
         Ok(found) => found,
         Err(problem) => return Some(JobOutcome::Failed { problem }),
