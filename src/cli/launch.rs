@@ -38,6 +38,41 @@ pub(crate) struct LaunchCommand {
     /// Model prices (USD per million tokens) over the compiled-in ones.
     #[arg(long, value_name = "FILE", value_parser = pricing_file)]
     pub(crate) pricing: Option<PriceTable>,
+    /// Serve the run's model endpoint, calling this OpenAI-compatible
+    /// upstream (its base URL, with its /v1); the program is given the
+    /// endpoint in OPENAI_BASE_URL.
+    #[arg(long, value_name = "URL", value_parser = super::parse::parse_base_url)]
+    pub(crate) upstream: Option<String>,
+    /// The environment variable holding the upstream's key.
+    #[arg(long, value_name = "VAR", requires = "upstream")]
+    pub(crate) upstream_key_env: Option<String>,
+    #[command(flatten)]
+    pub(crate) budgets: BudgetArgs,
+}
+
+/// The budgets of a launched run's model calls through its endpoint.
+#[derive(Args, Debug, Default)]
+pub(crate) struct BudgetArgs {
+    /// Stop the run once its model calls have taken more than N tokens
+    /// (input and output); later calls are answered 429.
+    #[arg(long, value_name = "N", requires = "upstream", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_tokens: Option<u64>,
+    /// Stop the run once its model calls have cost more than USD dollars.
+    #[arg(long, value_name = "USD", requires = "upstream", value_parser = super::parse::parse_dollars)]
+    pub(crate) max_cost: Option<f64>,
+    /// Stop the run at its N+1th model call, which is answered 429.
+    #[arg(long, value_name = "N", requires = "upstream", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_calls: Option<u64>,
+}
+
+impl BudgetArgs {
+    pub(crate) fn budgets(&self) -> conclave::watch::start::Budgets {
+        conclave::watch::start::Budgets {
+            max_tokens: self.max_tokens,
+            max_cost_usd: self.max_cost,
+            max_calls: self.max_calls,
+        }
+    }
 }
 
 /// Where `--record` and `--no-record` say a launched run goes.
@@ -64,7 +99,18 @@ impl LaunchCommand {
     /// `conclave launch`: the command line as a program scenario.
     pub(crate) fn run(self) -> Exit {
         let program = match conclave::launch::prepare::from_command_line(&self.command, self.name) {
-            Ok(program) => program,
+            Ok(mut program) => {
+                program.scenario.model =
+                    self.upstream
+                        .map(|upstream| conclave::launch::scenario::ModelEndpoint {
+                            upstream,
+                            key_env: self.upstream_key_env,
+                            max_tokens: None,
+                            max_cost_usd: None,
+                            max_calls: None,
+                        });
+                program
+            }
             Err(errors) => {
                 output::message(&errors.to_string());
                 return Exit::BadInput;
@@ -77,6 +123,7 @@ impl LaunchCommand {
             record: false,
             announce: true,
             breaks: self.breaks,
+            budgets: self.budgets.budgets(),
         };
         if !self.headless {
             output::message(

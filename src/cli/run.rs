@@ -152,7 +152,7 @@ impl RunCommand {
                     prices: self.model.pricing,
                     record: false,
                     announce: true,
-                    breaks: Vec::new(),
+                    ..Default::default()
                 },
                 recording: super::launch::recording(self.record, self.screen.no_record),
             },

@@ -1,7 +1,8 @@
 //! A launched run's recording: a watch recording (so `conclave replay`
 //! and `conclave compare` read it as any watched run) holding the
-//! program's spans, its steering decisions, its output lines kept and,
-//! last, the launch's whole result.
+//! program's spans, its steering decisions, its output lines kept, its
+//! model calls through the run's endpoint and, last, the launch's whole
+//! result.
 
 use super::result::LaunchResult;
 use super::run::Finished;
@@ -62,6 +63,22 @@ pub fn write(path: &Path, finished: &Finished, result: &mut LaunchResult) -> std
     }
     for line in &finished.output.lines {
         write_line(&mut out, &Line::ProgramOutput { line: line.clone() })?;
+    }
+    for (at_ms, call) in finished.gateway.iter().flat_map(|g| &g.calls) {
+        let line = Line::ModelCall {
+            at_ms: *at_ms,
+            call: call.clone(),
+        };
+        write_line(&mut out, &line)?;
+    }
+    for (at_ms, spent) in finished.gateway.iter().flat_map(|g| &g.refused) {
+        let line = Line::ModelCallRefused {
+            at_ms: *at_ms,
+            run: finished.run_id.clone(),
+            budget: spent.budget.clone(),
+            message: spent.message.clone(),
+        };
+        write_line(&mut out, &line)?;
     }
     result.watch.recording = Some(path.display().to_string());
     let mut summary = result.document();

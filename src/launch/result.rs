@@ -39,6 +39,12 @@ pub enum LaunchStop {
     Stopped,
     /// Conclave was told to end (Ctrl-C) and stopped it.
     Interrupted,
+    /// Its model calls went past `--max-tokens` (or `model.max_tokens`).
+    MaxTokens,
+    /// Past `--max-cost` (or `model.max_cost_usd`).
+    MaxCost,
+    /// Past `--max-calls` (or `model.max_calls`).
+    MaxCalls,
 }
 
 /// The result of a launched run.
@@ -77,6 +83,11 @@ impl LaunchResult {
             None => summarise_read(finished.id, &Forest::new(1), &Default::default(), prices),
         };
         watch.steering = finished.steering.clone();
+        if let Some(gateway) = &finished.gateway {
+            let calls: Vec<_> = gateway.calls.iter().map(|(_, c)| c.clone()).collect();
+            let refused = gateway.refused.len() as u64;
+            crate::watch::gateway_calls::count_from_gateway(&mut watch, &calls, refused);
+        }
         LaunchResult {
             run_id: finished.run_id.clone(),
             scenario: name.to_string(),
@@ -127,6 +138,14 @@ fn outcome(ended: &Ended, code: Option<i32>, signalled: bool) -> (LaunchStatus, 
         Ended::MaxSeconds => (LaunchStatus::Stopped, LaunchStop::MaxSeconds),
         Ended::Stopped(_) => (LaunchStatus::Stopped, LaunchStop::Stopped),
         Ended::Interrupted(_) => (LaunchStatus::Stopped, LaunchStop::Interrupted),
+        Ended::Budget(spent) => (
+            LaunchStatus::Stopped,
+            match spent.budget.as_str() {
+                "max_cost" => LaunchStop::MaxCost,
+                "max_calls" => LaunchStop::MaxCalls,
+                _ => LaunchStop::MaxTokens,
+            },
+        ),
         Ended::Exited if code == Some(0) => (LaunchStatus::Ok, LaunchStop::Completed),
         Ended::Exited if signalled => (LaunchStatus::Failed, LaunchStop::Signal),
         Ended::Exited => (LaunchStatus::Failed, LaunchStop::ExitStatus),
@@ -147,6 +166,7 @@ fn error_of(f: &Finished, status: LaunchStatus, stop: LaunchStop) -> Option<Stri
         (_, LaunchStop::MaxSeconds) => "ran past max_seconds and was stopped; it ".to_string(),
         (Ended::Stopped(reason), _) => format!("was stopped ({reason}); it "),
         (_, LaunchStop::Interrupted) => "was stopped as Conclave was interrupted; it ".into(),
+        (Ended::Budget(spent), _) => format!("was stopped: {}; it ", spent.message),
         _ => String::new(),
     };
     let mut error = format!("the program {why}{how}");

@@ -6,14 +6,16 @@
 //! how the run ended. Nothing it started is left running on any path.
 
 use super::environment::{Launch, new_run_id, variables};
+use super::gateway::{BudgetSpent, GatewayCalls, RunGateway};
 use super::output::{OutputLine, OutputTail, Stream, read_lines};
 use super::prepare::Prepared;
 use super::process::{Exited, Program};
 use super::scenario::LoadedProgram;
+use crate::gateway::endpoint::Budgets;
 use crate::scenario::{JsonPath, PriceTable, ScenarioErrors};
 use crate::span::{RUN_ID_ATTRIBUTE, TraceId, run_id_of};
 use crate::watch::consume::{Watch, WatchOptions};
-use crate::watch::receive::{Batch, ReceiveConfig, serve_steered};
+use crate::watch::receive::{Batch, ReceiveConfig, serve_steered, serve_with_gateway};
 use crate::watch::runs::Run;
 use crate::watch::steer::{Limits, Policy, SteerSummary, Steering};
 use std::collections::BTreeMap;
@@ -48,6 +50,9 @@ pub struct LaunchSettings {
     /// `--break NAME`: the run pauses before a gate of one of these names
     /// (or agents), as a watched run does (docs/steer.md).
     pub breaks: Vec<String>,
+    /// `--max-tokens`, `--max-cost`, `--max-calls`: over the scenario's
+    /// `model` budgets.
+    pub budgets: Budgets,
 }
 
 /// Why the run ended.
@@ -61,6 +66,8 @@ pub enum Ended {
     Stopped(String),
     /// Conclave itself was told to end (Ctrl-C): the signal's number.
     Interrupted(crate::exit::Signal),
+    /// The run went past a budget of its model calls.
+    Budget(BudgetSpent),
 }
 
 /// A run launched and ended.
@@ -77,6 +84,9 @@ pub struct Finished {
     pub(crate) run: Option<Run>,
     pub(crate) steering: Option<SteerSummary>,
     pub(crate) prices: Option<PriceTable>,
+    /// The model calls through the run's endpoint, when the scenario
+    /// names a `model`.
+    pub gateway: Option<GatewayCalls>,
 }
 
 /// Why a launch could not run.
@@ -119,9 +129,16 @@ pub(crate) async fn launch(
         grpc: None,
         ..ReceiveConfig::default()
     };
-    let receiving = serve_steered(receive, sink, Arc::clone(&steering))
-        .await
-        .map_err(|e| LaunchError::Internal(format!("cannot start the run's receiver: {e}")))?;
+    let gateway = RunGateway::start(s, settings.budgets, settings.prices.clone())
+        .map_err(LaunchError::Internal)?;
+    let receiving = match gateway.as_ref().and_then(RunGateway::endpoints) {
+        Some(endpoints) => {
+            let steering = Some(Arc::clone(&steering));
+            serve_with_gateway(receive, sink, steering, endpoints).await
+        }
+        None => serve_steered(receive, sink, Arc::clone(&steering)).await,
+    }
+    .map_err(|e| LaunchError::Internal(format!("cannot start the run's receiver: {e}")))?;
     let run_id = new_run_id();
     let id = run_id_of(&run_id).ok_or_else(|| LaunchError::Internal("a bad run id".into()))?;
     let env = variables(&Launch {
@@ -155,6 +172,9 @@ pub(crate) async fn launch(
         steering,
         stop_tx: Some(stop_tx),
         ended: Ended::Exited,
+        gateway,
+        grace,
+        budget_stop: None,
     };
     let max = Duration::from_secs(s.max_seconds.unwrap_or(DEFAULT_MAX_SECONDS));
     let exited = live.drive(process, max, orders, signals).await?;
@@ -165,9 +185,18 @@ pub(crate) async fn launch(
         mut watch,
         output,
         steering,
-        ended,
+        mut ended,
+        gateway,
         ..
     } = live;
+    let gateway = gateway.map(|g| g.told);
+    if ended == Ended::Exited
+        && let Some(over) = gateway.as_ref().and_then(|g| g.over.clone())
+    {
+        // The program ended by itself once its budget was spent (most
+        // often raising the refusal it was answered): the budget ended it.
+        ended = Ended::Budget(over);
+    }
     Ok(Finished {
         run_id,
         id,
@@ -179,6 +208,7 @@ pub(crate) async fn launch(
         run: watch.runs.close(id),
         steering: steering.finish(id),
         prices: settings.prices,
+        gateway,
     })
 }
 
@@ -194,6 +224,11 @@ struct Live {
     /// Asks the program's task to stop it; taken once asked.
     stop_tx: Option<oneshot::Sender<()>>,
     ended: Ended,
+    gateway: Option<RunGateway>,
+    grace: Duration,
+    /// When a program past its budget is stopped unless it has ended by
+    /// then: it is given a grace to raise the refusal it was answered.
+    budget_stop: Option<Instant>,
 }
 
 impl Live {
@@ -213,6 +248,18 @@ impl Live {
     fn batch(&mut self, mut batch: Batch) {
         stamp(&mut batch, &self.run_id);
         self.watch.take(&batch);
+    }
+
+    /// Take in a report of the run's endpoint: past a budget, the program
+    /// is stopped after a grace unless it ends first.
+    fn report(&mut self, report: crate::gateway::endpoint::Report) {
+        let at_ms = self.now_ms();
+        let Some(gateway) = self.gateway.as_mut() else {
+            return;
+        };
+        if gateway.take(at_ms, report) && self.stop_tx.is_some() {
+            self.budget_stop = Some(Instant::now() + self.grace);
+        }
     }
 
     /// Begin the stop (once): the program's task signals its group.
@@ -243,10 +290,30 @@ impl Live {
                     None => std::future::pending().await,
                 }
             };
+            let report = async {
+                match self.gateway.as_mut() {
+                    Some(gateway) => gateway.next().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let budget_stop = self.budget_stop;
+            let spent = async move {
+                match budget_stop {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 exited = &mut process => break exited,
                 Some(batch) = self.batches.recv() => self.batch(batch),
                 Some(line) = self.lines.recv() => self.line(line),
+                Some(report) = report => self.report(report),
+                () = spent, if going => {
+                    let over = self.gateway.as_ref().and_then(|g| g.told.over.clone());
+                    if let Some(over) = over {
+                        self.stop(Ended::Budget(over));
+                    }
+                }
                 () = &mut deadline, if going => self.stop(Ended::MaxSeconds),
                 Some(signal) = signal, if going => self.stop(Ended::Interrupted(signal)),
                 Some(Order::Stop(why)) = order, if going => self.stop(Ended::Stopped(why)),
@@ -293,6 +360,12 @@ impl Live {
         receiving.shutdown().await;
         while let Some(batch) = self.batches.recv().await {
             self.batch(batch);
+        }
+        let started = self.started;
+        if let Some(gateway) = self.gateway.as_mut() {
+            gateway
+                .drain(|| ms(Instant::now().saturating_duration_since(started)))
+                .await;
         }
     }
 }

@@ -62,6 +62,20 @@ pub struct ModelEndpoint {
     /// itself); none for an endpoint without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_env: Option<String>,
+    /// The run's token budget (input and output of every call); past it
+    /// later calls are refused and the run stops `max_tokens`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_tokens: Option<u64>,
+    /// The run's budget in US dollars, priced with the pricing table; past
+    /// it the run stops `max_cost`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cost_usd: Option<f64>,
+    /// The most calls sent upstream; one more is refused and the run stops
+    /// `max_calls`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_calls: Option<u64>,
 }
 
 /// A program scenario, as written.
@@ -238,6 +252,23 @@ fn check(s: &ProgramScenario) -> Vec<Problem> {
         if let Some(why) = model.key_env.as_deref().and_then(bad_env_name) {
             problems.push(Problem::at(at.key("key_env"), why));
         }
+        for (key, zero) in [
+            ("max_tokens", model.max_tokens == Some(0)),
+            ("max_calls", model.max_calls == Some(0)),
+        ] {
+            if zero {
+                problems.push(Problem::at(at.key(key), "expected at least 1"));
+            }
+        }
+        if model
+            .max_cost_usd
+            .is_some_and(|usd| !usd.is_finite() || usd <= 0.0)
+        {
+            problems.push(Problem::at(
+                at.key("max_cost_usd"),
+                "expected a number of US dollars above 0",
+            ));
+        }
     }
     if s.max_seconds == Some(0) {
         problems.push(Problem::at(
@@ -325,6 +356,18 @@ mod tests {
         assert!(
             model.contains("model.upstream: expected an http"),
             "{model}"
+        );
+        let budget = errors(
+            r#"{"name": "a", "pattern": "program", "command": ["x"],
+                "model": {"upstream": "http://127.0.0.1:1/v1", "max_tokens": 0, "max_cost_usd": -1}}"#,
+        );
+        assert!(
+            budget.contains("model.max_tokens: expected at least 1"),
+            "{budget}"
+        );
+        assert!(
+            budget.contains("model.max_cost_usd: expected a number of US dollars above 0"),
+            "{budget}"
         );
     }
 }

@@ -12,6 +12,7 @@ pub(crate) mod answer;
 pub mod consume;
 pub(crate) mod forest;
 pub(crate) mod framework;
+pub mod gateway_calls;
 pub mod output_line;
 pub(crate) mod read;
 pub mod receive;

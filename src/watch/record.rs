@@ -55,6 +55,20 @@ pub(crate) enum Line {
         #[serde(flatten)]
         line: OutputLine,
     },
+    /// A launched program's model call through Conclave's endpoint,
+    /// `at_ms` after its launch (docs/gateway.md): never a key or a body.
+    ModelCall {
+        at_ms: u64,
+        #[serde(flatten)]
+        call: crate::gateway::endpoint::EndpointCall,
+    },
+    /// A call the endpoint refused because the run was past a budget.
+    ModelCallRefused {
+        at_ms: u64,
+        run: String,
+        budget: String,
+        message: String,
+    },
     WatchFinished {
         summary: serde_json::Value,
     },
@@ -166,6 +180,11 @@ pub struct WatchRecording {
     pub(crate) steered: Vec<(u64, Decision)>,
     /// A launched program's output lines kept, in order.
     pub(crate) output: Vec<OutputLine>,
+    /// A launched program's model calls through the endpoint, in order,
+    /// each ms after the launch.
+    pub(crate) model_calls: Vec<(u64, crate::gateway::endpoint::EndpointCall)>,
+    /// Calls the endpoint refused for a budget.
+    pub(crate) refused_calls: u64,
 }
 
 impl WatchRecording {
@@ -208,6 +227,8 @@ pub(crate) fn read(path: &Path) -> Result<WatchRecording, ReadError> {
         summary: None,
         steered: Vec::new(),
         output: Vec::new(),
+        model_calls: Vec::new(),
+        refused_calls: 0,
     };
     let mut reader = BufReader::new(file);
     let mut buf = Vec::new();
@@ -243,6 +264,8 @@ pub(crate) fn read(path: &Path) -> Result<WatchRecording, ReadError> {
             }
             Line::Steered { at_ms, decision } => rec.steered.push((at_ms, decision)),
             Line::ProgramOutput { line } => rec.output.push(line),
+            Line::ModelCall { at_ms, call } => rec.model_calls.push((at_ms, call)),
+            Line::ModelCallRefused { .. } => rec.refused_calls += 1,
             Line::WatchFinished { summary } => rec.summary = Some(summary),
         }
     }

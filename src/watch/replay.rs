@@ -22,10 +22,20 @@ pub(crate) fn rebuild(path: &Path) -> Result<WatchSummary, Exit> {
     let trace = u128::from_str_radix(&rec.trace_id, 16).unwrap_or(0);
     let steering = super::steer::replayed::steering_of(&rec);
     let incomplete = rec.incomplete();
+    let through_gateway = !rec.model_calls.is_empty()
+        || rec.refused_calls > 0
+        || rec
+            .summary
+            .as_ref()
+            .is_some_and(|s| s.get("gateway").is_some());
     for (_, span) in rec.spans {
         forest.insert(span);
     }
     let mut summary = summarise(trace, &forest, None);
+    if through_gateway {
+        let calls: Vec<_> = rec.model_calls.into_iter().map(|(_, call)| call).collect();
+        super::gateway_calls::count_from_gateway(&mut summary, &calls, rec.refused_calls);
+    }
     summary.recording = Some(path.display().to_string());
     super::steer::marks::with_steering(&mut summary, steering);
     summary.incomplete = incomplete;
@@ -53,14 +63,57 @@ pub fn replay(path: &Path) -> Exit {
             let text = crate::sanitize::clean(&line.text);
             output::message(&format!("+{} ms  {stream}  {text}", line.at_ms));
         }
+        for (at_ms, call) in &rec.model_calls {
+            output::message(&model_call_line(*at_ms, call));
+        }
     }
+    let ended = launch_end(path);
     match rebuild(path) {
         Ok(summary) => {
-            output::line(&super::start::line(&summary));
+            let mut line = serde_json::to_value(&summary).unwrap_or_default();
+            if let (Some(line), Some(ended)) = (line.as_object_mut(), ended) {
+                line.extend(ended);
+            }
+            super::start::clean_json(&mut line);
+            output::line(&line.to_string());
             Exit::Ok
         }
         Err(exit) => exit,
     }
+}
+
+/// A launched run's status, stop reason and error, as its recording's
+/// summary says them: a replay tells how the run ended as well as what
+/// it did.
+fn launch_end(path: &Path) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let summary = read(path).ok()?.summary?;
+    let ended: serde_json::Map<_, _> = ["status", "stop_reason", "error"]
+        .into_iter()
+        .filter_map(|key| Some((key.to_string(), summary.get(key)?.clone())))
+        .collect();
+    (!ended.is_empty()).then_some(ended)
+}
+
+/// One model call through the endpoint, as a replay's stderr lists it.
+fn model_call_line(at_ms: u64, call: &crate::gateway::endpoint::EndpointCall) -> String {
+    let status = call
+        .status
+        .map_or_else(|| "unreached".to_string(), |s| s.to_string());
+    let tokens = call
+        .usage
+        .map(|u| format!("  {} in, {} out", u.input, u.output))
+        .unwrap_or_default();
+    let model = call.model.as_deref().unwrap_or("?");
+    let error = call
+        .error
+        .as_deref()
+        .map(|e| format!("  {e}"))
+        .unwrap_or_default();
+    let text = format!(
+        "+{at_ms} ms  model call  {} {model}  {status}{tokens}{error}",
+        call.api
+    );
+    crate::sanitize::clean(&text).into_owned()
 }
 
 /// Where two watched runs first differ: `agents`, `handoffs` or

@@ -91,6 +91,10 @@ pub struct WatchSummary {
     /// What was decided when a hook steered the run (docs/steer.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steering: Option<crate::watch::steer::SteerSummary>,
+    /// For a run whose model calls went through Conclave's endpoint (its
+    /// counts are then the endpoint's): its failed and refused calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<super::gateway_calls::GatewayTally>,
 }
 
 /// Read the run held in `forest`.
@@ -233,6 +237,7 @@ fn empty(trace_id: u128, forest: &Forest, spans: &[&Span]) -> WatchSummary {
         recording: None,
         incomplete: None,
         steering: None,
+        gateway: None,
     }
 }
 

@@ -5,6 +5,7 @@
 //! `stream`). Serving it on a listener is the watch's concern.
 
 mod prepare;
+mod report;
 mod serve;
 mod spend;
 mod stream;
@@ -12,6 +13,7 @@ mod stream;
 mod tests;
 
 pub(crate) use prepare::{prepare, usage_of_answer};
+pub(crate) use report::{EndpointCall, REPORTS_QUEUE, Report};
 pub(crate) use serve::Endpoints;
 pub(crate) use serve::{MAX_REQUEST, Served, ServedBody};
 pub(crate) use spend::{Over, RunSpend};

@@ -5,8 +5,8 @@
 //! passed back as it came, whole or piece by piece, and its usage charged
 //! to the run when it ends.
 
+use super::report::{self, Answered, Pending, Report, Reports};
 use super::{Api, EndpointConfig, Over, Refused, Route, RunSpend, StreamMeter, prepare};
-use crate::bus::TokenUsage;
 use crate::gateway::retry::{Failure, Next, Retrier};
 use crate::rng::RunRng;
 use std::collections::HashMap;
@@ -73,6 +73,7 @@ pub(crate) struct Endpoints {
     config: EndpointConfig,
     client: reqwest::Client,
     runs: Mutex<HashMap<String, Arc<Mutex<RunSpend>>>>,
+    reports: Reports,
 }
 
 impl Endpoints {
@@ -89,14 +90,22 @@ impl Endpoints {
             config,
             client,
             runs: Mutex::default(),
+            reports: Reports::default(),
         })
+    }
+
+    /// This endpoint, telling `sender` of every call it makes or refuses
+    /// for a budget (a launch's run counts and records them).
+    pub(crate) fn reporting(mut self, sender: mpsc::Sender<Report>) -> Self {
+        self.reports = Reports::to(sender);
+        self
     }
 
     /// Calls, tokens and cost of `run` so far, and the budget it went
     /// past. (Read by the tests for now: the run's end does not yet say
     /// them.)
     #[cfg(test)]
-    pub(crate) fn spent(&self, run: &str) -> Option<(u64, TokenUsage, Option<Over>)> {
+    pub(crate) fn spent(&self, run: &str) -> Option<(u64, crate::bus::TokenUsage, Option<Over>)> {
         let spend = lock(&self.runs).get(run).cloned()?;
         let spend = lock(&spend);
         let (calls, usage) = spend.spent();
@@ -136,12 +145,25 @@ impl Endpoints {
             );
             return Served::refusal(&Refused::new(429, message));
         };
-        if let Err(over) = lock(&spend).admit() {
+        let admitted = lock(&spend).admit();
+        if let Err(over) = admitted {
+            self.reports
+                .send([report::over_report(route.run, &over, true)])
+                .await;
             return Served::over(&over);
         }
+        let pending = Pending::of(route, prepared.model.clone(), prepared.stream);
         let answer = match self.send(route.api, Some(prepared.body)).await {
             Ok(answer) => answer,
-            Err(refused) => return Served::refusal(&refused),
+            Err(refused) => {
+                let error = Some(refused.message.clone());
+                let answered = Answered {
+                    error,
+                    ..Answered::default()
+                };
+                self.reports.send(pending.ended(answered)).await;
+                return Served::refusal(&refused);
+            }
         };
         let asked = prepared.model;
         let streamed = answer.status().is_success()
@@ -151,14 +173,24 @@ impl Endpoints {
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|v| v.starts_with("text/event-stream"));
         if !streamed {
-            let (served, usage, model) = whole(answer, route.api).await;
-            if let Some(usage) = usage {
-                lock(&spend).charge(usage, model.as_deref(), asked.as_deref());
+            let (served, mut answered) = whole(answer, route.api).await;
+            if let Some(usage) = answered.usage {
+                let model = answered.answered_by.as_deref();
+                let (priced, over) = lock(&spend).charge(usage, model, asked.as_deref());
+                answered.usage = Some(priced);
+                answered.over = over;
             }
+            self.reports.send(pending.ended(answered)).await;
             return served;
         }
         let meter = StreamMeter::new(route.api, prepared.strip_usage);
-        stream(answer, meter, spend, asked)
+        let ending = Ending {
+            spend,
+            asked,
+            pending,
+            reports: self.reports.clone(),
+        };
+        stream(answer, meter, ending)
     }
 
     /// Send a call upstream, tried again as a remote model's call is: the
@@ -228,13 +260,18 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// A whole answer passed back as it came (up to [`MAX_ANSWER`]), with the
-/// usage it counts and the model that answered.
-async fn whole(
-    mut answer: reqwest::Response,
-    api: Api,
-) -> (Served, Option<TokenUsage>, Option<String>) {
+/// A whole answer passed back as it came (up to [`MAX_ANSWER`]), with how
+/// it ended: its status, the usage it counts and the model that answered.
+async fn whole(mut answer: reqwest::Response, api: Api) -> (Served, Answered) {
     let status = answer.status().as_u16();
+    let failed = |message: String| {
+        let answered = Answered {
+            status: Some(status),
+            error: Some(message.clone()),
+            ..Answered::default()
+        };
+        (Served::refusal(&Refused::new(502, message)), answered)
+    };
     let content_type = answer
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
@@ -246,20 +283,18 @@ async fn whole(
         match answer.chunk().await {
             Ok(Some(piece)) if body.len() + piece.len() <= MAX_ANSWER => body.extend(piece),
             Ok(Some(_)) => {
-                let message = format!("the upstream's answer is over {MAX_ANSWER} bytes");
-                return (Served::refusal(&Refused::new(502, message)), None, None);
+                return failed(format!("the upstream's answer is over {MAX_ANSWER} bytes"));
             }
             Ok(None) => break,
             Err(error) => {
-                let message = format!(
+                return failed(format!(
                     "the upstream's answer broke off: {}",
                     crate::provider::openai::transport_cause(&error)
-                );
-                return (Served::refusal(&Refused::new(502, message)), None, None);
+                ));
             }
         }
     }
-    let (usage, model) = if (200..300).contains(&status) {
+    let (usage, answered_by) = if (200..300).contains(&status) {
         super::usage_of_answer(api, &body)
     } else {
         (None, None)
@@ -270,21 +305,31 @@ async fn whole(
         final_refusal: false,
         body: ServedBody::Whole(body),
     };
-    (served, usage, model)
+    let answered = Answered {
+        status: Some(status),
+        answered_by,
+        usage,
+        ..Answered::default()
+    };
+    (served, answered)
+}
+
+/// What a stream's end does: charge the run and report the call.
+struct Ending {
+    spend: Arc<Mutex<RunSpend>>,
+    asked: Option<String>,
+    pending: Pending,
+    reports: Reports,
 }
 
 /// A streamed answer passed back piece by piece as it comes, read for its
 /// usage on the way, charged to the run when it ends (or when the client
 /// goes away: what came is counted, and the upstream is no longer read).
-fn stream(
-    mut answer: reqwest::Response,
-    mut meter: StreamMeter,
-    spend: Arc<Mutex<RunSpend>>,
-    asked: Option<String>,
-) -> Served {
+fn stream(mut answer: reqwest::Response, mut meter: StreamMeter, ending: Ending) -> Served {
     let status = answer.status().as_u16();
     let (pieces, body) = mpsc::channel(PIECES_IN_FLIGHT);
     tokio::spawn(async move {
+        let mut error = None;
         loop {
             let next = match answer.chunk().await {
                 Ok(Some(piece)) => Ok(meter.feed(&piece)),
@@ -300,10 +345,17 @@ fn stream(
                 )),
             };
             let cut = next.is_err();
+            if let Err(why) = &next {
+                error = Some(why.clone());
+            }
             if matches!(&next, Ok(out) if out.is_empty()) {
                 continue;
             }
-            if pieces.send(next).await.is_err() || cut {
+            if pieces.send(next).await.is_err() {
+                error = Some("the client went away before the stream's end".to_string());
+                break;
+            }
+            if cut {
                 break;
             }
         }
@@ -311,9 +363,19 @@ fn stream(
         if !rest.is_empty() {
             let _ = pieces.send(Ok(rest)).await;
         }
+        let mut answered = Answered {
+            status: Some(status),
+            answered_by: meter.model().map(str::to_string),
+            error,
+            ..Answered::default()
+        };
         if let Some(usage) = meter.usage() {
-            lock(&spend).charge(usage, meter.model(), asked.as_deref());
+            let asked = ending.asked.as_deref();
+            let (priced, over) = lock(&ending.spend).charge(usage, meter.model(), asked);
+            answered.usage = Some(priced);
+            answered.over = over;
         }
+        ending.reports.send(ending.pending.ended(answered)).await;
     });
     Served {
         status,

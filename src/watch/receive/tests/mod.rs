@@ -7,6 +7,7 @@ mod grpc;
 mod hostile;
 mod http;
 mod model_call;
+mod model_call_reports;
 
 use super::{Batch, ReceiveConfig, Receiving, serve_with_env};
 use bytes::Bytes;

@@ -27,7 +27,7 @@ fn answer() -> Value {
                      "completion_tokens_details": {"reasoning_tokens": 50}}})
 }
 
-fn chunk(text: &str) -> String {
+pub(super) fn chunk(text: &str) -> String {
     let chunk = json!({"model": "gpt-4o", "choices": [{"index": 0, "delta": {"content": text}}]});
     format!("data: {chunk}\n\n")
 }
@@ -37,7 +37,7 @@ const USAGE: &str =
 
 /// The upstream: whole answers, models, and streams whose second piece
 /// waits for `gate`; a stream for the model `cut` ends without `[DONE]`.
-async fn upstream(gate: Arc<tokio::sync::Notify>) -> (SocketAddr, Seen) {
+pub(super) async fn upstream(gate: Arc<tokio::sync::Notify>) -> (SocketAddr, Seen) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let seen: Seen = Arc::default();

@@ -1,0 +1,157 @@
+//! What the endpoint tells the run of each call: a call the upstream was
+//! asked (its API, model, status, usage priced, time, and the budget it
+//! took the run past), or a call refused because a budget is spent. A
+//! launch counts and records these; they never hold a key or a body.
+
+use super::spend::Over;
+use super::{Api, Route};
+use crate::bus::TokenUsage;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+/// Reports waiting for the run; a call waits for room rather than be
+/// lost from the run's count and recording.
+pub(crate) const REPORTS_QUEUE: usize = 1024;
+
+/// One call sent upstream for a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct EndpointCall {
+    /// The run named by the call's path.
+    pub(crate) run: String,
+    /// `chat.completions` or `responses`.
+    pub(crate) api: String,
+    /// The model the request asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) model: Option<String>,
+    /// The model the answer names, when it names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) answered_by: Option<String>,
+    /// The upstream's status; `None` when it could not be reached.
+    pub(crate) status: Option<u16>,
+    pub(crate) stream: bool,
+    /// The usage the answer reported, priced; `None` when it reported none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) usage: Option<TokenUsage>,
+    /// From the request's arrival to the answer's end.
+    pub(crate) ms: u64,
+    /// Why the call failed: the upstream unreachable, or its stream cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) error: Option<String>,
+    /// The budget this call took the run past (`max_tokens`, `max_cost`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) over: Option<String>,
+}
+
+impl EndpointCall {
+    /// Whether the upstream answered it with a success.
+    pub(crate) fn served(&self) -> bool {
+        self.error.is_none() && self.status.is_some_and(|s| (200..300).contains(&s))
+    }
+}
+
+/// What the endpoint tells the run.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Report {
+    /// A call sent upstream, once its answer has ended.
+    Call(EndpointCall),
+    /// The run is past a budget: a call just took it past, or a call was
+    /// refused (`refused`) because it already was.
+    Over {
+        run: String,
+        budget: &'static str,
+        message: String,
+        refused: bool,
+    },
+}
+
+/// A call on its way: what its report will say once it ends.
+#[derive(Clone, Debug)]
+pub(crate) struct Pending {
+    pub(crate) run: String,
+    pub(crate) api: Api,
+    pub(crate) model: Option<String>,
+    pub(crate) stream: bool,
+    pub(crate) started: Instant,
+}
+
+impl Pending {
+    pub(crate) fn of(route: Route<'_>, model: Option<String>, stream: bool) -> Self {
+        Pending {
+            run: route.run.to_string(),
+            api: route.api,
+            model,
+            stream,
+            started: Instant::now(),
+        }
+    }
+
+    /// The reports of the call, ended now: the call, and the budget it
+    /// took the run past when it did.
+    pub(crate) fn ended(self, answer: Answered) -> Vec<Report> {
+        let ms = Instant::now().saturating_duration_since(self.started);
+        let over = answer
+            .over
+            .as_ref()
+            .map(|over| over_report(&self.run, over, false));
+        let call = Report::Call(EndpointCall {
+            run: self.run,
+            api: match self.api {
+                Api::ChatCompletions => "chat.completions",
+                Api::Responses => "responses",
+                Api::Models => "models",
+            }
+            .to_string(),
+            model: self.model,
+            answered_by: answer.answered_by,
+            status: answer.status,
+            stream: self.stream,
+            usage: answer.usage,
+            ms: u64::try_from(ms.as_millis()).unwrap_or(u64::MAX),
+            error: answer.error,
+            over: answer.over.map(|o| o.budget.stop_name().to_string()),
+        });
+        std::iter::once(call).chain(over).collect()
+    }
+}
+
+/// How a call's answer ended.
+#[derive(Debug, Default)]
+pub(crate) struct Answered {
+    pub(crate) status: Option<u16>,
+    pub(crate) answered_by: Option<String>,
+    pub(crate) usage: Option<TokenUsage>,
+    pub(crate) error: Option<String>,
+    pub(crate) over: Option<Over>,
+}
+
+/// `run` is past `over`; `refused` when a call was refused for it.
+pub(crate) fn over_report(run: &str, over: &Over, refused: bool) -> Report {
+    Report::Over {
+        run: run.to_string(),
+        budget: over.budget.stop_name(),
+        message: over.message(),
+        refused,
+    }
+}
+
+/// Where reports go: nowhere for `conclave watch` (for now), a launch's
+/// queue for its run.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Reports(Option<mpsc::Sender<Report>>);
+
+impl Reports {
+    pub(crate) fn to(sender: mpsc::Sender<Report>) -> Self {
+        Reports(Some(sender))
+    }
+
+    /// Hand `reports` on, waiting for room; a run that has ended loses
+    /// them.
+    pub(crate) async fn send(&self, reports: impl IntoIterator<Item = Report>) {
+        if let Some(sender) = &self.0 {
+            for report in reports {
+                let _ = sender.send(report).await;
+            }
+        }
+    }
+}
