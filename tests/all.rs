@@ -65,6 +65,7 @@ mod imports;
 mod knob_flags;
 mod last_known_good;
 mod launch;
+mod launch_screen;
 mod local_servers_every_scenario;
 mod mcp;
 mod member_calls;

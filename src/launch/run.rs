@@ -100,6 +100,20 @@ pub(crate) async fn launch(
     orders: Option<mpsc::Receiver<Order>>,
     signals: Option<&mut crate::signals::Signals>,
 ) -> Result<Finished, LaunchError> {
+    launch_seen(loaded, prepared, settings, orders, signals, None).await
+}
+
+/// [`launch`], each output line kept also handed to `seen` as it comes
+/// (the dashboard's view of the run). The run never waits for it: while
+/// `seen` is full, its lines are not seen there (the run keeps them).
+pub(crate) async fn launch_seen(
+    loaded: &LoadedProgram,
+    prepared: &Prepared,
+    settings: LaunchSettings,
+    orders: Option<mpsc::Receiver<Order>>,
+    signals: Option<&mut crate::signals::Signals>,
+    seen: Option<mpsc::Sender<OutputLine>>,
+) -> Result<Finished, LaunchError> {
     let s = &loaded.scenario;
     let flags = flags_of(loaded, &settings.flags);
     let steering = Steering::new(
@@ -151,6 +165,7 @@ pub(crate) async fn launch(
         steering,
         stop_tx: Some(stop_tx),
         ended: Ended::Exited,
+        seen,
     };
     let max = Duration::from_secs(s.max_seconds.unwrap_or(DEFAULT_MAX_SECONDS));
     let exited = live.drive(process, max, orders, signals).await?;
@@ -190,6 +205,8 @@ struct Live {
     /// Asks the program's task to stop it; taken once asked.
     stop_tx: Option<oneshot::Sender<()>>,
     ended: Ended,
+    /// Where each line is handed as it comes, if anywhere.
+    seen: Option<mpsc::Sender<OutputLine>>,
 }
 
 impl Live {
@@ -198,12 +215,15 @@ impl Live {
     }
 
     fn line(&mut self, (stream, text): (Stream, String)) {
-        let at_ms = self.now_ms();
-        self.output.push(OutputLine {
-            at_ms,
+        let line = OutputLine {
+            at_ms: self.now_ms(),
             stream,
             text,
-        });
+        };
+        if let Some(seen) = &self.seen {
+            let _ = seen.try_send(line.clone());
+        }
+        self.output.push(line);
     }
 
     fn batch(&mut self, mut batch: Batch) {
