@@ -67,6 +67,7 @@ mod knob_flags;
 mod last_known_good;
 mod launch;
 mod launch_frameworks;
+mod launch_screen;
 mod local_servers_every_scenario;
 mod mcp;
 mod member_calls;

@@ -113,6 +113,20 @@ pub(crate) async fn launch(
     orders: Option<mpsc::Receiver<Order>>,
     signals: Option<&mut crate::signals::Signals>,
 ) -> Result<Finished, LaunchError> {
+    launch_seen(loaded, prepared, settings, orders, signals, None).await
+}
+
+/// [`launch`], each output line kept also handed to `seen` as it comes
+/// (the dashboard's view of the run). The run never waits for it: while
+/// `seen` is full, its lines are not seen there (the run keeps them).
+pub(crate) async fn launch_seen(
+    loaded: &LoadedProgram,
+    prepared: &Prepared,
+    settings: LaunchSettings,
+    orders: Option<mpsc::Receiver<Order>>,
+    signals: Option<&mut crate::signals::Signals>,
+    seen: Option<mpsc::Sender<OutputLine>>,
+) -> Result<Finished, LaunchError> {
     let s = &loaded.scenario;
     let flags = flags_of(loaded, &settings.flags);
     let steering = Steering::new(
@@ -175,6 +189,7 @@ pub(crate) async fn launch(
         gateway,
         grace,
         budget_stop: None,
+        seen,
     };
     let max = Duration::from_secs(s.max_seconds.unwrap_or(DEFAULT_MAX_SECONDS));
     let exited = live.drive(process, max, orders, signals).await?;
@@ -229,6 +244,8 @@ struct Live {
     /// When a program past its budget is stopped unless it has ended by
     /// then: it is given a grace to raise the refusal it was answered.
     budget_stop: Option<Instant>,
+    /// Where each line is handed as it comes, if anywhere.
+    seen: Option<mpsc::Sender<OutputLine>>,
 }
 
 impl Live {
@@ -237,12 +254,15 @@ impl Live {
     }
 
     fn line(&mut self, (stream, text): (Stream, String)) {
-        let at_ms = self.now_ms();
-        self.output.push(OutputLine {
-            at_ms,
+        let line = OutputLine {
+            at_ms: self.now_ms(),
             stream,
             text,
-        });
+        };
+        if let Some(seen) = &self.seen {
+            let _ = seen.try_send(line.clone());
+        }
+        self.output.push(line);
     }
 
     fn batch(&mut self, mut batch: Batch) {

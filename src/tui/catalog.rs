@@ -29,6 +29,8 @@ pub(crate) enum Item {
     Recording(Recorded),
     /// A live run of another engine, to attach (`conclave attach`).
     Remote(crate::nats::watch::LiveRun),
+    /// A program scenario (`"pattern": "program"`), to launch as a run.
+    Program(Arc<crate::launch::LoadedProgram>),
 }
 
 /// A recording as the picker lists it.
@@ -159,6 +161,11 @@ impl Entry {
         match &self.item {
             Item::Scenario(Ok(s)) => s.title.clone().unwrap_or_else(|| s.name.clone()),
             Item::Scenario(Err(_)) => self.origin.clone(),
+            Item::Program(p) => p
+                .scenario
+                .title
+                .clone()
+                .unwrap_or_else(|| p.scenario.name.clone()),
             Item::Remote(live) => live
                 .scenario
                 .title
@@ -183,6 +190,7 @@ impl Entry {
         match &self.item {
             Item::Scenario(Ok(s)) => s.pattern.to_string(),
             Item::Scenario(Err(_)) => "invalid".to_string(),
+            Item::Program(_) => "program".to_string(),
             Item::Remote(live) => live.pattern.to_string(),
             Item::Recording(recorded) => match &recorded.start {
                 Some(start) => start.pattern.to_string(),
@@ -195,7 +203,7 @@ impl Entry {
     /// cannot be launched; nothing for a scenario ready to launch.
     pub(crate) fn state(&self) -> String {
         match &self.item {
-            Item::Scenario(Ok(_)) => String::new(),
+            Item::Scenario(Ok(_)) | Item::Program(_) => String::new(),
             Item::Scenario(Err(_)) => "cannot be launched".to_string(),
             Item::Recording(recorded) => recorded.outcome(),
             Item::Remote(live) => format!("▶ {} · {} events", live.id, live.events),

@@ -107,6 +107,15 @@ pub enum Effect {
         trace: Option<crate::span::TraceId>,
         op: crate::watch::steer::ControlOp,
     },
+    /// Launch a program scenario as run `run` (docs/launch.md).
+    LaunchProgram {
+        run: RunId,
+        program: Arc<crate::launch::LoadedProgram>,
+    },
+    /// Stop run `run`'s program: SIGINT, SIGTERM, SIGKILL to its group.
+    StopProgram {
+        run: RunId,
+    },
     Quit,
 }
 
@@ -115,6 +124,8 @@ pub enum Effect {
 pub enum Done {
     /// A run started.
     Started(Started),
+    /// A program scenario's run started: its events come on the bus.
+    ProgramStarted(Started),
     /// Run `run` of `name` did not start (in place of `in_place_of`, for a
     /// restart): why.
     NotStarted {

@@ -140,4 +140,6 @@ pub enum OverlayKind {
     StopRun,
     /// A watch's breakpoints, one being typed.
     Break,
+    /// Stopping a program launched here, to confirm.
+    StopProgram,
 }

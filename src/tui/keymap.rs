@@ -199,6 +199,8 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear", scope: SEARCH },
     Binding { keys: &[key('y'), ctrl('c')], label: "y", action: Action::Confirm, help: "quit: live runs are cancelled", scope: Scope::Overlay(OverlayKind::Quit) },
     Binding { keys: &[], label: "any other key", action: Action::Close, help: "stay", scope: Scope::Overlay(OverlayKind::Quit) },
+    Binding { keys: &[key('y'), key('Y')], label: "y", action: Action::Confirm, help: "stop it: SIGINT to its process group, then SIGTERM and SIGKILL after its grace", scope: Scope::Overlay(OverlayKind::StopProgram) },
+    Binding { keys: &[], label: "any other key", action: Action::Close, help: "keep it running", scope: Scope::Overlay(OverlayKind::StopProgram) },
     Binding { keys: &[key('y'), key('Y')], label: "y", action: Action::Confirm, help: "allow and run (remembered while the file and its programs stay as they are)", scope: Scope::Overlay(OverlayKind::Trust) },
     Binding { keys: &[code(KeyCode::Esc), key('n')], label: "any other key", action: Action::Close, help: "cancel: run nothing", scope: Scope::Overlay(OverlayKind::Trust) },
     Binding { keys: &[key(' ')], label: "space", action: Action::TogglePause, help: "play/pause", scope: Scope::Replay },

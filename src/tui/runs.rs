@@ -165,6 +165,21 @@ impl Runs {
         }
     }
 
+    /// Show a program launched here, selected: its events come on the bus
+    /// as an engine's do, and the watched unit draws it, as another
+    /// framework's run (its spans would be its rows).
+    pub(crate) fn started_program(&mut self, started: Started) {
+        let (run, clock) = (started.run, started.clock.clone());
+        self.started(started);
+        if let Some(slot) = self.slots.iter_mut().find(|s| s.state.run == run) {
+            slot.driver = Some(Driver::Program(clock));
+            slot.unit = super::patterns::unit_for(
+                crate::scenario::PatternKind::Swarm,
+                Some(crate::watch::translate::WATCH_SOURCE),
+            );
+        }
+    }
+
     /// Show `live`, a run of another engine, from its first event, and
     /// select it; returns the number it is shown as, for the loop to
     /// follow it, or `None` when it is shown already (and now selected).

@@ -50,6 +50,9 @@ pub(super) enum Driver {
         trace: crate::span::TraceId,
         since: tokio::time::Instant,
     },
+    /// A program launched here (docs/launch.md), by its run's clock: its
+    /// events come on the bus; a stop reaches its process group.
+    Program(RunClock),
 }
 
 /// What drawing reads of a run: everything but its engine.
@@ -91,7 +94,9 @@ impl RunSlot {
     pub(crate) fn clock_ms(&self) -> u64 {
         match (&self.replay, &self.driver, self.state.is_live()) {
             (Some(replay), _, _) if replay.playing => replay.clock_ms().max(self.state.t_ms),
-            (None, Some(Driver::Local(clock)), true) => clock.elapsed_ms().max(self.state.t_ms),
+            (None, Some(Driver::Local(clock) | Driver::Program(clock)), true) => {
+                clock.elapsed_ms().max(self.state.t_ms)
+            }
             (None, Some(Driver::Watched { since, .. }), true) => {
                 let ms = u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX);
                 ms.max(self.state.t_ms)
@@ -127,7 +132,12 @@ impl RunSlot {
     /// Whether an engine of this process drives the run: quitting cancels
     /// it.
     pub(crate) fn has_local_engine(&self) -> bool {
-        matches!(self.driver, Some(Driver::Local(_)))
+        matches!(self.driver, Some(Driver::Local(_) | Driver::Program(_)))
+    }
+
+    /// Whether the run is a program launched here.
+    pub(crate) fn is_program(&self) -> bool {
+        matches!(self.driver, Some(Driver::Program(_)))
     }
 
     /// The run as other machines name it, when it is attached from one.

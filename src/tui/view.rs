@@ -180,6 +180,9 @@ fn draw_overlay(frame: &mut Frame, app: &App, run: Option<&RunView>, screen: Rec
         Some(Overlay::Goal(editor)) => overlays::goal::draw(frame, screen, editor),
         Some(Overlay::Details(details)) => overlays::details::draw(frame, screen, details),
         Some(Overlay::Quit { .. }) => overlays::quit::draw(frame, screen, &app.runs, &app.held()),
+        Some(Overlay::StopProgram { run }) => {
+            overlays::stop_program::draw(frame, screen, app, *run)
+        }
         Some(Overlay::Compare { comparison, scroll }) => {
             super::compare::draw(frame, above(screen, areas.footer), comparison, *scroll)
         }

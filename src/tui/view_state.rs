@@ -61,6 +61,10 @@ pub enum Overlay {
     Steer(super::overlays::steer::SteerDialog),
     /// A replay's fork being set up.
     Fork(Box<super::overlays::fork::ForkPrompt>),
+    /// Stopping run `run`'s program: `y` stops it, anything else keeps it.
+    StopProgram {
+        run: crate::bus::RunId,
+    },
 }
 
 /// The launch waiting for the user's consent, and what it asks for.
@@ -105,6 +109,7 @@ impl Overlay {
             Overlay::Sweep => OverlayKind::Sweep,
             Overlay::Steer(dialog) => dialog.kind(),
             Overlay::Fork(_) => OverlayKind::Fork,
+            Overlay::StopProgram { .. } => OverlayKind::StopProgram,
         }
     }
 

@@ -40,6 +40,18 @@ impl Session {
         args: &[&str],
         state_home: &Path,
         env: &[(&str, &str)],
+        size: (u16, u16),
+    ) -> Session {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        Session::start_in(root, args, state_home, env, size)
+    }
+
+    /// Start the binary in folder `cwd` (its picker lists `cwd/scenarios`).
+    pub fn start_in(
+        cwd: &Path,
+        args: &[&str],
+        state_home: &Path,
+        env: &[(&str, &str)],
         (cols, rows): (u16, u16),
     ) -> Session {
         let pair = native_pty_system()
@@ -52,7 +64,7 @@ impl Session {
             .expect("a pseudo-terminal");
         let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_conclave"));
         command.args(args);
-        command.cwd(env!("CARGO_MANIFEST_DIR"));
+        command.cwd(cwd);
         command.env("XDG_STATE_HOME", state_home);
         command.env("TERM", "xterm-256color");
         for (name, value) in env {

@@ -59,6 +59,11 @@ pub(super) fn line<P>(kind: &EventKind<P>) -> Option<String> {
             format!("span {name} ({span_kind}){wait}")
         }
         EventKind::Steered { said, .. } => said.clone(),
+        EventKind::ProgramOutput { stderr: true, text } => format!("stderr: {text}"),
+        EventKind::ProgramOutput {
+            stderr: false,
+            text,
+        } => text.clone(),
         EventKind::HumanDecided { choice, note, .. } => match note {
             Some(note) => format!("a person chose {} (note: {note})", choice.as_str()),
             None => format!("a person chose {}", choice.as_str()),

@@ -359,6 +359,14 @@ pub enum EventKind<P = PatternEvents>, read as KindNamed = "EventKind" {
         said: String,
         decision: Box<serde_json::Value>,
     },
+    /// A line a program launched from the dashboard wrote (docs/launch.md),
+    /// cleaned of escape sequences and control characters: only such a
+    /// run has them. `stderr` says which stream it came on.
+    ProgramOutput {
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        stderr: bool,
+        text: String,
+    },
 } wrapping {
     /// A pattern's step, in its pattern's own events (the registry's
     /// [`PatternEvents`]).

@@ -23,6 +23,11 @@ impl App {
                 self.fork_started(&started);
                 self.runs.started(started);
             }
+            Done::ProgramStarted(started) => {
+                // Its output is the log's: the log has the focus.
+                self.focus = PaneId::Log;
+                self.runs.started_program(started);
+            }
             Done::NotStarted {
                 name,
                 in_place_of,

@@ -32,7 +32,8 @@ impl App {
     /// none yet on a watch that steers (every new run may be held).
     pub(crate) fn steer_keys(&self) -> bool {
         match self.run() {
-            Some(run) => run.watched_trace().is_some(),
+            // A program launched here is stopped with the hook's `x`.
+            Some(run) => run.watched_trace().is_some() || (run.is_program() && run.is_live()),
             None => self.watching.as_ref().is_some_and(|w| w.steer.is_some()),
         }
     }
@@ -94,6 +95,13 @@ impl App {
                 return Vec::new();
             }
             Some(Overlay::Steer(_)) => return self.steer_dialog_key(key),
+            // Only `y` stops the program: any other key keeps it running.
+            Some(Overlay::StopProgram { run }) => {
+                let run = *run;
+                let yes = keymap::lookup(Scope::Overlay(OverlayKind::StopProgram), &key)
+                    == Some(Action::Confirm);
+                return self.answer_stop_program(run, yes);
+            }
             Some(Overlay::Fork(_)) => return self.fork_dialog_key(key),
             Some(Overlay::Goal(editor)) => {
                 match keymap::lookup(Scope::Overlay(OverlayKind::Goal), &key) {

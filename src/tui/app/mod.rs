@@ -17,6 +17,7 @@ mod export;
 mod fork;
 mod input;
 mod loading;
+mod program;
 mod remote;
 mod restart;
 mod search;

@@ -25,6 +25,8 @@ impl App {
         let live = run.is_some_and(RunSlot::is_live);
         let watched_live = run.is_some_and(|r| r.is_watched() && r.replay.is_none());
         match action {
+            // A program launched here is stopped at its process group.
+            Action::StopRun if run.is_some_and(|r| r.is_program() && r.is_live()) => None,
             // A watched run's hook is steered with the keys a run of
             // Conclave's takes (docs/steer.md).
             Action::TogglePause
@@ -97,6 +99,9 @@ impl App {
         if let Some(why) = self.unavailable(action) {
             self.notice = Some(why.to_string());
             return Vec::new();
+        }
+        if let Some(effects) = self.program_key(action) {
+            return effects;
         }
         if action == Action::Quit {
             // Quitting cancels live runs, and lets held watched runs go:
@@ -234,6 +239,13 @@ impl App {
                 Vec::new()
             }
             Some((Item::Recording(recorded), _)) => self.open_recording(&recorded.path),
+            Some((Item::Program(program), _)) => {
+                self.overlay = None;
+                vec![Effect::LaunchProgram {
+                    run: self.runs.next_run(),
+                    program,
+                }]
+            }
             Some((Item::Remote(live), _)) => {
                 self.overlay = None;
                 self.attach(&live)

@@ -47,6 +47,10 @@ const GROUPS: &[(&str, Scope)] = &[
         "A watch's breakpoints (b)",
         Scope::Overlay(OverlayKind::Break),
     ),
+    (
+        "Stopping a launched program (x)",
+        Scope::Overlay(OverlayKind::StopProgram),
+    ),
 ];
 
 /// Every key of the dashboard, by where it applies (the pattern pane's
@@ -185,7 +189,7 @@ fn group_applies(app: &App, scope: Scope) -> bool {
         Scope::Overlay(OverlayKind::Fork) => Action::Fork,
         Scope::Overlay(OverlayKind::Decide) => Action::Decide,
         Scope::Overlay(OverlayKind::Sweep) => Action::Sweep,
-        Scope::Overlay(OverlayKind::StopRun) => Action::StopRun,
+        Scope::Overlay(OverlayKind::StopRun | OverlayKind::StopProgram) => Action::StopRun,
         Scope::Overlay(OverlayKind::Break) => Action::Break,
         _ => return true,
     };

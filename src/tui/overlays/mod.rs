@@ -13,6 +13,7 @@ pub(crate) mod help;
 pub(crate) mod picker;
 pub(crate) mod quit;
 pub(crate) mod steer;
+pub(crate) mod stop_program;
 pub(crate) mod trust;
 pub(crate) mod write;
 

@@ -60,7 +60,10 @@ impl PickerView {
                 let kept = match self.list.show {
                     Show::All => true,
                     Show::Active => {
-                        matches!(entry.item, Item::Scenario(Ok(_)) | Item::Remote(_))
+                        matches!(
+                            entry.item,
+                            Item::Scenario(Ok(_)) | Item::Remote(_) | Item::Program(_)
+                        )
                     }
                     Show::Failed => failed(entry),
                 };
@@ -105,7 +108,7 @@ fn failed(entry: &Entry) -> bool {
     match &entry.item {
         Item::Scenario(scenario) => scenario.is_err(),
         Item::Recording(recorded) => recorded.failed(),
-        Item::Remote(_) => false,
+        Item::Remote(_) | Item::Program(_) => false,
     }
 }
 
@@ -113,7 +116,7 @@ fn failed(entry: &Entry) -> bool {
 /// ones, then failures.
 fn state_rank(entry: &Entry) -> u8 {
     match &entry.item {
-        Item::Scenario(Ok(_)) | Item::Remote(_) => 0,
+        Item::Scenario(Ok(_)) | Item::Remote(_) | Item::Program(_) => 0,
         Item::Recording(recorded) if !recorded.failed() => 1,
         Item::Recording(recorded) if recorded.partial() => 2,
         Item::Recording(_) => 3,
@@ -266,7 +269,7 @@ fn listed(
 /// the same seed) is told apart by its file's name.
 fn row(entry: &Entry, room: usize, twin: bool) -> Line<'static> {
     let style = match &entry.item {
-        Item::Scenario(Ok(_)) => theme::bold(),
+        Item::Scenario(Ok(_)) | Item::Program(_) => theme::bold(),
         Item::Scenario(Err(_)) => theme::error(),
         Item::Recording(recorded) if recorded.partial() => theme::bold().fg(theme::CAUTION),
         Item::Recording(recorded) if recorded.failed() => theme::error(),
@@ -317,6 +320,7 @@ fn about_entry(entry: &Entry, width: usize) -> Vec<Line<'static>> {
             2000,
         )),
         Item::Scenario(Err(error)) => Line::styled(fit(error, 2000), theme::error()),
+        Item::Program(program) => Line::raw(fit(&program_words(program), 2000)),
         Item::Remote(live) => Line::raw(fit(
             &format!(
                 "Attach to run {}: its panes from its first event, live after that; space, s and f reach its engine.",
@@ -330,6 +334,17 @@ fn about_entry(entry: &Entry, width: usize) -> Vec<Line<'static>> {
         Line::styled(fit(&entry.origin, width), theme::dim()),
         text,
     ]
+}
+
+/// A program scenario in the picker: its description, then the command
+/// line it starts (as the file gives it, cleaned for the screen).
+fn program_words(program: &crate::launch::LoadedProgram) -> String {
+    let s = &program.scenario;
+    let command = crate::sanitize::clean(&s.command.join(" ")).into_owned();
+    match s.description.as_deref() {
+        Some(about) => format!("{} · runs: {command}", crate::sanitize::clean(about)),
+        None => format!("Launch the program: {command}"),
+    }
 }
 
 #[cfg(test)]

@@ -105,6 +105,8 @@ fn kind_style(kind: &EventKind) -> Style {
         | EventKind::Resumed { .. }
         | EventKind::Stepped { .. }
         | EventKind::Steered { .. } => Style::default().fg(theme::CAUTION),
+        EventKind::ProgramOutput { stderr: true, .. } => Style::default().fg(theme::CAUTION),
+        EventKind::ProgramOutput { stderr: false, .. } => Style::default(),
         EventKind::FlagChanged { .. } | EventKind::WentLive { .. } => {
             Style::default().fg(Color::Magenta)
         }

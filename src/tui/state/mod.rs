@@ -226,7 +226,8 @@ impl RunState {
             // The log says them; nothing else in the run's view changes.
             EventKind::ToolsDescribed { .. }
             | EventKind::WentLive { .. }
-            | EventKind::Steered { .. } => {}
+            | EventKind::Steered { .. }
+            | EventKind::ProgramOutput { .. } => {}
         }
         self.log.push(event);
     }

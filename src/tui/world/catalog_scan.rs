@@ -140,11 +140,16 @@ pub(crate) fn load(dir: &Path) -> Vec<Entry> {
         .into_iter()
         .map(|path| Entry {
             origin: path.display().to_string(),
-            item: Item::Scenario(
-                scenario::load(&path)
-                    .map(Arc::new)
-                    .map_err(|e| e.to_string()),
-            ),
+            item: match crate::launch::sniff(&path) {
+                // A program scenario is launched as a program (docs/launch.md).
+                Some(Ok(program)) => Item::Program(Arc::new(program)),
+                Some(Err(errors)) => Item::Scenario(Err(errors.to_string())),
+                None => Item::Scenario(
+                    scenario::load(&path)
+                        .map(Arc::new)
+                        .map_err(|e| e.to_string()),
+                ),
+            },
         })
         .collect()
 }

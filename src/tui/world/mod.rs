@@ -8,6 +8,7 @@
 
 pub(crate) mod catalog_scan;
 mod launch;
+mod program;
 mod reads;
 pub mod recording_reader;
 mod sweep_run;
@@ -49,6 +50,8 @@ pub struct World {
     ending: Vec<tokio::task::JoinHandle<Option<EngineError>>>,
     /// The watch's steering of hooked runs (`conclave watch`).
     steering: Option<std::sync::Arc<crate::watch::steer::Steering>>,
+    /// The programs launched here, by run: to stop, and to end on quit.
+    programs: HashMap<RunId, program::Launched>,
 }
 
 impl World {
@@ -66,6 +69,7 @@ impl World {
             arrived,
             ending: Vec::new(),
             steering: None,
+            programs: HashMap::new(),
         }
     }
 
@@ -94,6 +98,11 @@ impl World {
             Effect::Launch { run, launch } => Some(self.launch(run, launch, None)),
             Effect::Restart { old, run, launch } => Some(self.launch(run, launch, Some(old))),
             Effect::Control { run, command } => self.control(run, command),
+            Effect::LaunchProgram { run, program } => Some(self.launch_program(run, program)),
+            Effect::StopProgram { run } => {
+                self.stop_program(run, "stopped from the dashboard");
+                None
+            }
             Effect::Follow { run, id } => {
                 if let Some(source) = &self.remote {
                     self.followed.insert(run, source.attach(id, run));
@@ -178,6 +187,7 @@ impl World {
     /// Cancel what still runs and wait (briefly) for every recording to be
     /// complete on disk; returns why recordings are incomplete.
     pub async fn finish(&mut self) -> Vec<EngineError> {
+        self.end_programs().await;
         let handles = self.take_handles();
         let all = futures_util::future::join_all(handles.into_iter().map(|h| h.end()));
         let ending = futures_util::future::join_all(self.ending.drain(..));

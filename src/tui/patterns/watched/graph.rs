@@ -15,7 +15,7 @@ use crate::patterns::events::{
 };
 use crate::span::Span;
 use crate::tui::patterns::folding::Fold;
-use crate::tui::patterns::graph::GraphFold;
+use crate::tui::patterns::graph::state::GraphFold;
 #[cfg(test)]
 use crate::watch::forest::Forest;
 use crate::watch::read::read;

@@ -14,7 +14,7 @@ use crate::patterns::events::{PatternEvent, TeamEvent};
 use crate::span::Span;
 use crate::tui::patterns::chain::state::{Chain, Link};
 use crate::tui::patterns::folding::Fold;
-use crate::tui::patterns::graph::GraphFold;
+use crate::tui::patterns::graph::state::GraphFold;
 use crate::tui::state::outcome::Outcome;
 use crate::watch::forest::Forest;
 use crate::watch::forest::Inserted;
