@@ -6,7 +6,9 @@ AutoGen: a round robin of one assistant whose model answers at once,
 for 250 turns: about 1,000 messages the runtime carries, through
 `SteerIntervention` or no handler. Each run without and with the hook,
 interleaved ROUNDS times in this one process (a run of its own each
-time). Prints one JSON line: the seconds of each run, both ways.
+time; each round in the reverse order of the one before). Prints one
+JSON line: the seconds of each run, both ways, on the wall clock and of
+the process's CPU (every thread's, the hook's lease poll too).
 Usage: steer_cost.py FRAMEWORK URL ROUNDS"""
 
 import asyncio
@@ -25,7 +27,7 @@ def count(n: int) -> str:
     return f"counted {n}"
 
 
-async def pydantic_ai(hooked: bool) -> float:
+async def pydantic_ai(hooked: bool) -> tuple:
     from pydantic_ai import Agent
     from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import FunctionModel
@@ -47,14 +49,14 @@ async def pydantic_ai(hooked: bool) -> float:
     if hooked:
         tools = SteerToolset(tools, Steer(url))
     agent = Agent(FunctionModel(answer), toolsets=[tools], name="Counter")
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     result = await agent.run("count", usage_limits=UsageLimits(request_limit=STEPS + 5))
-    took = time.perf_counter() - began
+    took = (time.perf_counter() - began, time.process_time() - cpu)
     assert result.output == "Counted.", result.output
     return took
 
 
-async def autogen(hooked: bool) -> float:
+async def autogen(hooked: bool) -> tuple:
     from autogen_agentchat.agents import AssistantAgent
     from autogen_agentchat.conditions import MaxMessageTermination
     from autogen_agentchat.teams import RoundRobinGroupChat
@@ -72,22 +74,24 @@ async def autogen(hooked: bool) -> float:
     team = RoundRobinGroupChat([counter], runtime=runtime,
                                termination_condition=MaxMessageTermination(TURNS))
     runtime.start()
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     await team.run(task="count")
-    took = time.perf_counter() - began
+    took = (time.perf_counter() - began, time.process_time() - cpu)
     await runtime.stop_when_idle()
     return took
 
 
 async def main() -> None:
     run = globals()[framework]
-    without, hooked = [], []
+    times = {"without": [], "with": []}
     await run(False)  # warm up both ways once
     await run(True)
-    for _ in range(rounds):
-        without.append(await run(False))
-        hooked.append(await run(True))
-    print(json.dumps({"without": without, "with": hooked}), flush=True)
+    for k in range(rounds):
+        for way in ("without", "with")[:: 1 if k % 2 == 0 else -1]:
+            times[way].append(await run(way == "with"))
+    said = {way: [wall for wall, _ in runs] for way, runs in times.items()}
+    said.update({"cpu_" + way: [cpu for _, cpu in runs] for way, runs in times.items()})
+    print(json.dumps(said), flush=True)
 
 
 asyncio.run(main())
