@@ -7,9 +7,11 @@
 //! model, an OpenAI Agents SDK run (benches/steer_agents_run.py) and a
 //! LangGraph one (benches/steer_run.py), in the pinned frameworks the
 //! steering tests install under target/tools, each timed without the
-//! hook and with it, interleaved in one process, medians printed with
-//! the hook's share and the spread of the medians (the largest less the
-//! smallest of three groups of rounds). Last, how late a pause holds:
+//! hook and with it, interleaved in one process (each round in the
+//! reverse order of the one before), medians of the wall time and of the
+//! process's CPU time printed with the hook's share and the spread of the
+//! medians (the largest less the smallest of three groups of rounds;
+//! `CONCLAVE_STEER_ROUNDS` sets the rounds). Last, how late a pause holds:
 //! in each of the four frameworks, a run on a model served over loopback
 //! that answers in 1 s is paused 20 times at random moments
 //! (benches/steer_pause.py); the gates that passed after each pause, and
@@ -137,27 +139,35 @@ fn pause_latency(addr: std::net::SocketAddr) {
     }
 }
 
-/// How many times each run goes each way (three groups, for the spread).
+/// How many times each run goes each way (three groups, for the spread),
+/// unless `CONCLAVE_STEER_ROUNDS` says.
 const ROUNDS: usize = 12;
 
 /// 1,000-gate runs with the hook and without, nobody steering: the
 /// OpenAI Agents SDK (50 turns of a model call and 19 tool calls),
 /// LangGraph (1,000 node visits, hooked by its callback handler, where
-/// LangChain's dispatch of callbacks costs what any handler costs, and by
-/// `gate_node` around the node's function), PydanticAI (1,000 tool calls
+/// LangChain's dispatch of callbacks costs what any handler costs, so a
+/// handler that does nothing is timed too, and by `gate_node` around the
+/// node's function), PydanticAI (1,000 tool calls
 /// through `SteerToolset`) and AutoGen (a team whose runtime carries
 /// about 1,000 messages through `SteerIntervention`)
 /// (benches/steer_cost.py for the last two).
 fn run_cost(addr: std::net::SocketAddr) {
     use python::Framework;
     let url = format!("http://{addr}");
-    let rounds = ROUNDS.to_string();
+    let rounds = std::env::var("CONCLAVE_STEER_ROUNDS")
+        .ok()
+        .and_then(|rounds| rounds.parse::<usize>().ok())
+        .filter(|&rounds| rounds >= 3)
+        .unwrap_or(ROUNDS)
+        .to_string();
     let agents = [url.as_str(), "50", "19", &rounds];
     let said = python_json(Framework::OpenAiAgents, "steer_agents_run.py", &agents);
     print_cost("OpenAI Agents SDK, SteerHooks", &said, "with");
     let graph = [url.as_str(), "1000", &rounds];
     let said = python_json(Framework::LangGraph, "steer_run.py", &graph);
     print_cost("LangGraph, SteerCallback", &said, "with");
+    print_cost("LangGraph, a handler that does nothing", &said, "idle");
     print_cost("LangGraph, gate_node", &said, "nodes");
     for (framework, name, adapter) in [
         (
@@ -169,14 +179,25 @@ fn run_cost(addr: std::net::SocketAddr) {
     ] {
         let said = python_json(framework, "steer_cost.py", &[name, &url, &rounds]);
         print_cost(adapter, &said, "with");
+        if name == "autogen" {
+            print_cost("AutoGen, a handler that does nothing", &said, "idle");
+        }
     }
 }
 
 /// The medians of `said`'s runs without the hook and with it (`with`),
-/// the hook's share, and the spread of that share over three groups of
-/// rounds (the largest less the smallest): an effect below the spread
-/// is noise.
+/// on the wall clock and in the process's CPU time, each with the hook's
+/// share and the spread of that share over three groups of rounds (the
+/// largest less the smallest): an effect below the spread is noise. Then
+/// the median of each round's own share (its two runs side by side, so a
+/// load that drifts from round to round cancels) and its spread.
 fn print_cost(adapter: &str, said: &serde_json::Value, with: &str) {
+    print_share(adapter, "wall", said, "without", with);
+    print_share(adapter, "CPU", said, "cpu_without", &format!("cpu_{with}"));
+}
+
+/// One row of `print_cost`: `without` against `with`, measured as `clock`.
+fn print_share(adapter: &str, clock: &str, said: &serde_json::Value, without: &str, with: &str) {
     let times = |key: &str| -> Vec<f64> {
         said[key]
             .as_array()
@@ -185,7 +206,7 @@ fn print_cost(adapter: &str, said: &serde_json::Value, with: &str) {
             .filter_map(serde_json::Value::as_f64)
             .collect()
     };
-    let (without, hooked) = (times("without"), times(with));
+    let (without, hooked) = (times(without), times(with));
     let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
@@ -198,18 +219,35 @@ fn print_cost(adapter: &str, said: &serde_json::Value, with: &str) {
             share(&without[range.clone()], &hooked[range])
         })
         .collect();
-    let spread = shares.iter().copied().fold(f64::MIN, f64::max)
-        - shares.iter().copied().fold(f64::MAX, f64::min);
+    // Each round's two runs side by side: a load that drifts between
+    // rounds moves both.
+    let rounds: Vec<f64> = without
+        .iter()
+        .zip(&hooked)
+        .map(|(a, b)| b / a - 1.0)
+        .collect();
+    let paired: Vec<f64> = (0..3)
+        .map(|g| median(rounds[g * third..((g + 1) * third).min(rounds.len())].to_vec()))
+        .collect();
     println!(
-        "steer run of 1000 gates ({adapter}, stub model, nobody steering), medians of {} \
-         interleaved: without the hook {:.1} ms, with it {:.1} ms ({:+.1}%, spread of the \
-         medians over three groups {:.1} points)",
+        "steer run of 1000 gates ({adapter}, stub model, nobody steering), {clock} time, \
+         medians of {} interleaved: without the hook {:.1} ms, with it {:.1} ms ({:+.1}%, \
+         spread of the medians over three groups {:.1} points); the rounds' own shares: \
+         median {:+.1}%, spread over three groups {:.1} points",
         without.len(),
         median(without.clone()) * 1e3,
         median(hooked.clone()) * 1e3,
         share(&without, &hooked) * 100.0,
-        spread * 100.0
+        spread_of(&shares) * 100.0,
+        median(rounds.clone()) * 100.0,
+        spread_of(&paired) * 100.0
     );
+}
+
+/// The largest of `shares` less the smallest.
+fn spread_of(shares: &[f64]) -> f64 {
+    shares.iter().copied().fold(f64::MIN, f64::max)
+        - shares.iter().copied().fold(f64::MAX, f64::min)
 }
 
 /// `script` of benches/ run by `framework`'s Python with `args`: the JSON

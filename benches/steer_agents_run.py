@@ -5,7 +5,9 @@ call and CALLS tool calls per step: 1,000 gates at 50 turns of 19 calls
 (the SDK sends the whole conversation again at every turn: fewer, wider
 turns keep the run's own time from growing with the square of its turns); run without
 hooks and with `SteerHooks`, interleaved ROUNDS times in this one
-process. Prints one JSON line: the seconds of each run, both ways.
+process (each round in the reverse order of the one before). Prints one
+JSON line: the seconds of each run, both ways, on the wall clock and of
+the process's CPU (every thread's, the hook's lease poll too).
 Usage: steer_agents_run.py URL TURNS CALLS ROUNDS"""
 
 import asyncio
@@ -62,23 +64,26 @@ def count(n: int) -> str:
     return f"counted {n}"
 
 
-async def timed(hooks) -> float:
+async def timed(hooks) -> tuple:
     agent = Agent(name="Counter", instructions="Count.", tools=[count], model=StubModel())
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     result = await Runner.run(agent, "count", hooks=hooks, max_turns=turns + 5)
-    took = time.perf_counter() - began
+    took = (time.perf_counter() - began, time.process_time() - cpu)
     assert result.final_output == "Counted.", result.final_output
     return took
 
 
 async def main() -> None:
-    without, hooked = [], []
+    times = {"without": [], "with": []}
     await timed(None)  # warm up both ways once
     await timed(SteerHooks(Steer(url)))
-    for _ in range(rounds):
-        without.append(await timed(None))
-        hooked.append(await timed(SteerHooks(Steer(url))))  # a run of its own each time
-    print(json.dumps({"without": without, "with": hooked}), flush=True)
+    for k in range(rounds):
+        for way in ("without", "with")[:: 1 if k % 2 == 0 else -1]:
+            # A run of its own each time: a new hook.
+            times[way].append(await timed(SteerHooks(Steer(url)) if way == "with" else None))
+    said = {way: [wall for wall, _ in runs] for way, runs in times.items()}
+    said.update({"cpu_" + way: [cpu for _, cpu in runs] for way, runs in times.items()})
+    print(json.dumps(said), flush=True)
 
 
 asyncio.run(main())

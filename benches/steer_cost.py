@@ -4,9 +4,11 @@ model asks for 100 calls of the tool `count` at each of 10 steps, then
 answers: 1,000 tool calls, through `SteerToolset` or the plain toolset.
 AutoGen: a round robin of one assistant whose model answers at once,
 for 250 turns: about 1,000 messages the runtime carries, through
-`SteerIntervention` or no handler. Each run without and with the hook,
+`SteerIntervention`, a handler that does nothing, or no handler. Each run without and with the hook,
 interleaved ROUNDS times in this one process (a run of its own each
-time). Prints one JSON line: the seconds of each run, both ways.
+time; each round in the reverse order of the one before). Prints one
+JSON line: the seconds of each run, both ways, on the wall clock and of
+the process's CPU (every thread's, the hook's lease poll too).
 Usage: steer_cost.py FRAMEWORK URL ROUNDS"""
 
 import asyncio
@@ -25,7 +27,7 @@ def count(n: int) -> str:
     return f"counted {n}"
 
 
-async def pydantic_ai(hooked: bool) -> float:
+async def pydantic_ai(way: str) -> tuple:
     from pydantic_ai import Agent
     from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import FunctionModel
@@ -44,17 +46,17 @@ async def pydantic_ai(hooked: bool) -> float:
                                     for k in range(CALLS)])
 
     tools = FunctionToolset([count])
-    if hooked:
+    if way == "with":
         tools = SteerToolset(tools, Steer(url))
     agent = Agent(FunctionModel(answer), toolsets=[tools], name="Counter")
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     result = await agent.run("count", usage_limits=UsageLimits(request_limit=STEPS + 5))
-    took = time.perf_counter() - began
+    took = (time.perf_counter() - began, time.process_time() - cpu)
     assert result.output == "Counted.", result.output
     return took
 
 
-async def autogen(hooked: bool) -> float:
+async def autogen(way: str) -> tuple:
     from autogen_agentchat.agents import AssistantAgent
     from autogen_agentchat.conditions import MaxMessageTermination
     from autogen_agentchat.teams import RoundRobinGroupChat
@@ -65,29 +67,37 @@ async def autogen(hooked: bool) -> float:
 
     info = ModelInfo(vision=False, function_calling=True, json_output=False,
                      family=ModelFamily.UNKNOWN, structured_output=False)
-    handlers = [SteerIntervention(Steer(url))] if hooked else None
+    from autogen_core import DefaultInterventionHandler
+
+    handlers = {"with": [SteerIntervention(Steer(url))], "idle": [DefaultInterventionHandler()],
+                "without": None}[way]
     runtime = SingleThreadedAgentRuntime(intervention_handlers=handlers)
     counter = AssistantAgent("counter", model_client=ReplayChatCompletionClient(
         ["counted"] * (TURNS + 5), model_info=info))
     team = RoundRobinGroupChat([counter], runtime=runtime,
                                termination_condition=MaxMessageTermination(TURNS))
     runtime.start()
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     await team.run(task="count")
-    took = time.perf_counter() - began
+    took = (time.perf_counter() - began, time.process_time() - cpu)
     await runtime.stop_when_idle()
     return took
 
 
 async def main() -> None:
     run = globals()[framework]
-    without, hooked = [], []
-    await run(False)  # warm up both ways once
-    await run(True)
-    for _ in range(rounds):
-        without.append(await run(False))
-        hooked.append(await run(True))
-    print(json.dumps({"without": without, "with": hooked}), flush=True)
+    # AutoGen's runtime pays for any intervention handler at all: one
+    # that does nothing is timed too.
+    ways = ("without", "with", "idle") if framework == "autogen" else ("without", "with")
+    times = {way: [] for way in ways}
+    for way in ways:  # warm up each way once
+        await run(way)
+    for k in range(rounds):
+        for way in ways[:: 1 if k % 2 == 0 else -1]:
+            times[way].append(await run(way))
+    said = {way: [wall for wall, _ in runs] for way, runs in times.items()}
+    said.update({"cpu_" + way: [cpu for _, cpu in runs] for way, runs in times.items()})
+    print(json.dumps(said), flush=True)
 
 
 asyncio.run(main())

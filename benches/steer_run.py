@@ -1,15 +1,20 @@
 """What the steering hook costs a LangGraph run nobody steers: one graph
 whose `agent` node calls a stub chat model (LangChain's fake, answering
 at once) and loops back until it has run GATES times (a gate before every node visit), run without the hook,
-with `SteerCallback` and with `gate_node` around the node's function,
-interleaved ROUNDS times in this one process. Prints one JSON line: the
-seconds of each run, each way. Usage: steer_run.py URL GATES ROUNDS"""
+with `SteerCallback`, with a callback handler that does nothing (what
+LangChain's dispatch costs any handler) and with `gate_node` around the
+node's function, interleaved ROUNDS times in this one process (each round in the reverse
+order of the one before, so no way always follows another). Prints one
+JSON line: the seconds of each run, each way, on the wall clock and of
+the process's CPU (every thread's, the hook's lease poll too).
+Usage: steer_run.py URL GATES ROUNDS"""
 
 import json
 import sys
 import time
 from typing import TypedDict
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
@@ -50,11 +55,18 @@ config = {"recursion_limit": gates + 10}
 
 
 def timed(callbacks, graph=graph):
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     out = graph.invoke({"turns": 0, "said": ""}, config=dict(config, callbacks=callbacks))
-    took = time.perf_counter() - began
+    took = (time.perf_counter() - began, time.process_time() - cpu)
     assert out["turns"] == gates, out
     return took
+
+
+class Idle(BaseCallbackHandler):
+    """A handler that reads what SteerCallback reads and does nothing."""
+
+    ignore_llm = ignore_chat_model = ignore_retriever = ignore_agent = True
+    ignore_retry = ignore_custom_event = True
 
 
 def gated():
@@ -62,12 +74,18 @@ def gated():
     return build(gate_node(Steer(url), agent, name="agent"))
 
 
-without, hooked, nodes = [], [], []
-timed([])  # warm up each way once
-timed([SteerCallback(Steer(url))])
-timed([], gated())
-for _ in range(rounds):
-    without.append(timed([]))
-    hooked.append(timed([SteerCallback(Steer(url))]))
-    nodes.append(timed([], gated()))
-print(json.dumps({"without": without, "with": hooked, "nodes": nodes}), flush=True)
+ways = {
+    "without": lambda: timed([]),
+    "with": lambda: timed([SteerCallback(Steer(url))]),
+    "idle": lambda: timed([Idle()]),
+    "nodes": lambda: timed([], gated()),
+}
+times = {way: [] for way in ways}
+for run in ways.values():  # warm up each way once
+    run()
+for k in range(rounds):
+    for way in list(ways)[:: 1 if k % 2 == 0 else -1]:
+        times[way].append(ways[way]())
+said = {way: [wall for wall, _ in runs] for way, runs in times.items()}
+said.update({"cpu_" + way: [cpu for _, cpu in runs] for way, runs in times.items()})
+print(json.dumps(said), flush=True)

@@ -52,9 +52,21 @@ warnings.filterwarnings("ignore", message="Intervention handler on_response retu
 _TEAM_ID = re.compile(r"_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
+# Each agent type's name without the team's id, cut once: a gate per
+# message must cost the run next to nothing, and a team has few agents.
+_AGENTS: dict = {}
+
+
 def _agent(agent_type: Optional[str]) -> Optional[str]:
     """An agent's type as the person reads it: without the team's id."""
-    return _TEAM_ID.sub("", agent_type) if agent_type else agent_type
+    if not agent_type:
+        return agent_type
+    name = _AGENTS.get(agent_type)
+    if name is None:
+        name = _TEAM_ID.sub("", agent_type)
+        if len(_AGENTS) < 1024:
+            _AGENTS[agent_type] = name
+    return name
 
 
 class SteerIntervention(DefaultInterventionHandler):
@@ -76,8 +88,13 @@ class SteerIntervention(DefaultInterventionHandler):
         arguments = None
         if isinstance(message, FunctionCall):
             kind, name, arguments = "tool_call", message.name, message.arguments
+        agent = _agent(agent)
+        # Under a lease the message passes here, with no coroutine of the
+        # hook's to run: the runtime already pays for one per handler.
+        if self.steer._pass_leased(name, agent):
+            return message
         try:
-            await self.steer.agate(kind, name, agent=_agent(agent), arguments=arguments)
+            await self.steer.agate(kind, name, agent=agent, arguments=arguments)
         except Stopped as stop:
             self.stopped = stop.reason
             if self.cancellation is not None:

@@ -5,8 +5,8 @@
 
 A gate before every node (its name; the node's input as arguments),
 from a callback handler; or, where LangChain's dispatch of callbacks
-costs too much (any handler at all adds some 5-8% to a run of cheap
-nodes), from the node's own function: `builder.add_node("agent",
+costs too much (any handler at all adds some 10% to a run of cheap
+nodes on a stub model), from the node's own function: `builder.add_node("agent",
 gate_node(steer, agent))` costs a run nobody steers nothing measurable. A
 flag read in a conditional edge (`steer.flag("legal_analyst")`); a tool
 a person approves (`guarded(steer, fn)` around the function before

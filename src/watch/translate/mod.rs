@@ -11,7 +11,8 @@
 //! Spans arrive when they end, children before their parents, so a
 //! model, tool, agent or handoff span is told as soon as the agent it
 //! works for can be known: when the nearest span above it that names an
-//! agent has arrived, or no span above it is still missing. Until then
+//! agent has arrived, or no span above it is still missing, or at once
+//! for a model call that names its agent itself. Until then
 //! it waits under the missing span, and is looked at again only when that
 //! span arrives; what still waits when the run finishes is told then,
 //! by the names the calls give themselves. A span's telling costs its
@@ -391,6 +392,9 @@ fn missing_above(id: SpanId, forest: &Forest, readings: &Readings) -> Option<Spa
         Kind::Tool | Kind::Agent | Kind::Handoff => false,
         _ => return None,
     };
+    if with_self && names_its_agent(id, forest, readings) {
+        return None;
+    }
     for up in forest
         .ancestry(id)
         .into_iter()
@@ -406,6 +410,21 @@ fn missing_above(id: SpanId, forest: &Forest, readings: &Readings) -> Option<Spa
         }
     }
     None
+}
+
+/// Whether model call `id` names its agent itself (PydanticAI's `chat`
+/// spans): told at once, as that agent's, so that the run's and the
+/// agent's calls, tokens and cost count while the agent's span is open.
+/// Not the Agents SDK contrib instrumentation's placeholder (`OpenAI
+/// Agent`, id `agent`, on every span): its agent is the span above.
+fn names_its_agent(id: SpanId, forest: &Forest, readings: &Readings) -> bool {
+    let Some(span) = forest.get(id).and_then(|n| n.span.as_ref()) else {
+        return false;
+    };
+    let placeholder = span
+        .attr("gen_ai.agent.id")
+        .is_some_and(|v| v.text() == "agent");
+    readings.get(&id).is_some_and(|r| r.caller.is_some()) && !placeholder
 }
 
 /// A span kind as the recordings write it (`model`, `tool` …).

@@ -356,3 +356,59 @@ fn a_runs_clock_never_goes_back_when_its_hook_spoke_before_its_spans() {
         "{times:?}"
     );
 }
+
+#[test]
+fn a_call_that_names_its_agent_is_told_before_its_agents_span_arrives() {
+    // PydanticAI's chat spans name their agent; its agent span comes last.
+    let chat = [
+        ("gen_ai.operation.name", "chat"),
+        ("gen_ai.agent.name", "support"),
+        ("gen_ai.request.model", "gpt-4o"),
+        ("gen_ai.usage.input_tokens", "10"),
+        ("gen_ai.usage.output_tokens", "3"),
+    ];
+    let agent = [
+        ("gen_ai.operation.name", "invoke_agent"),
+        ("gen_ai.agent.name", "support"),
+    ];
+    let mut runs = Runs::new(Limits::default());
+    let now = tokio::time::Instant::now();
+    let mut translator = Translator::new(1, 7);
+    let mut take = |spans: Vec<Span>| {
+        let from = runs.get(7).map_or(0, |r| r.arrivals.len());
+        runs.accept(spans, now);
+        let run = runs.get(7).unwrap();
+        translator.take_read(
+            &came(&run.arrivals[from..]),
+            &run.forest,
+            &run.readings,
+            None,
+        )
+    };
+    // Five calls, each told as it comes: the run's and the agent's counts
+    // are live while the agent still runs.
+    let mut told = Vec::new();
+    for id in 3..8 {
+        let now = take(vec![span(id, Some(2), &chat)]);
+        let facts = facts_of(&now);
+        assert_eq!(facts["model_calls"], 1, "call {id} is told at once");
+        assert_eq!(facts["agents"], json!(["support"]));
+        let started = now.iter().find_map(|e| match &e.kind {
+            EventKind::CallStarted { agent, .. } => agent.clone(),
+            _ => None,
+        });
+        assert_eq!(started.as_deref(), Some("support"));
+        told.extend(now);
+    }
+    // The agent's span and the root: no call told again.
+    told.extend(take(vec![span(2, Some(1), &agent)]));
+    told.extend(take(vec![span(1, None, &[])]));
+    let facts = facts_of(&told);
+    assert_eq!(facts["model_calls"], 5);
+    assert_eq!(facts["input_tokens"], 50);
+    assert_eq!(facts["output_tokens"], 15);
+    let run = runs.get(7).unwrap();
+    let summary = summarise(7, &run.forest, None);
+    assert_eq!(summary.model_calls, 5);
+    assert_eq!(sorted(summary.agents.iter().cloned()), ["support"]);
+}
