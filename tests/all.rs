@@ -14,7 +14,7 @@ mod common;
 mod counting;
 
 /// The side-by-side bench's shapes as scenarios (`chain_memory` runs its
-/// handoff chain).
+/// handoff chain and its coordinator of many members).
 #[path = "../benches/common/shapes.rs"]
 mod shapes;
 

@@ -1,12 +1,14 @@
-//! A handoff chain's memory, guarded: the binary runs a swarm of four
-//! agents handing control round a ring (`benches/common/shapes.rs`, the
-//! side-by-side bench's chain) at two lengths, three processes each, and
-//! what a handoff adds to the run's peak resident memory (the medians'
-//! difference over the handoffs between them) stays under a ceiling. The
-//! start-up's memory cancels out, so the figure is what each model call
-//! of the chain leaves held: its chain entry, its transfer, its trace and
-//! history entries and its share of the result's text. Each test runs in
-//! a process of its own (`common::alone`), as `fan_out_memory`'s do.
+//! A handoff chain's memory and a coordinator's members', guarded: the
+//! binary runs a swarm of four agents handing control round a ring, and a
+//! coordinator calling many distinct members once each
+//! (`benches/common/shapes.rs`, the side-by-side bench's shapes), at two
+//! sizes, three processes each, and what a handoff or a member adds to the
+//! run's peak resident memory (the medians' difference over the handoffs
+//! or members between them) stays under a ceiling. The start-up's memory
+//! cancels out, so the figure is what each model call leaves held: its
+//! chain or member record, its trace and history entries and its share of
+//! the result's text. Each test runs in a process of its own
+//! (`common::alone`), as `fan_out_memory`'s do.
 
 use crate::common;
 use std::path::Path;
@@ -33,19 +35,25 @@ fn alone(name: &str) -> bool {
     common::alone::here(module_path!(), name, &[])
 }
 
+/// A coordinator's members called, the difference measured.
+const FEW_MEMBERS: usize = 1_000;
+const MANY_MEMBERS: usize = 4_000;
+
+/// The unoptimised binary's ceiling, in bytes a member called once: about
+/// 6,550 when each member's asks (its payload's head and its purpose, a
+/// kilobyte) were kept to the run's end (1,000 to 4,000 members: 62.3 to
+/// 81.5 MB, medians of three, beside compiles); 4,930 with at most 1,024
+/// agents' asks kept (61.9 to 76.4 MB). A ceiling between the two.
+const MEMBER_CEILING_BYTES: f64 = 6_000.0;
+
 #[test]
 fn a_handoff_adds_less_than_its_ceiling_to_the_chains_peak() {
     if !alone("a_handoff_adds_less_than_its_ceiling_to_the_chains_peak") {
         return;
     }
-    let own = common::bounded::own_peak_kib();
-    assert!(
-        own < 32 * 1024,
-        "this test process is too big to measure from: {own} KiB"
-    );
-    let work = tempfile::tempdir().unwrap();
-    let short = median_peak_kib(work.path(), SHORT);
-    let long = median_peak_kib(work.path(), LONG);
+    let work = small_enough_to_measure_from();
+    let short = median_peak_kib(work.path(), "chain", SHORT);
+    let long = median_peak_kib(work.path(), "chain", LONG);
     let per_handoff = (long - short) as f64 * 1024.0 / (LONG - SHORT) as f64;
     eprintln!(
         "chain of {SHORT}: {short} KiB, of {LONG}: {long} KiB; {per_handoff:.0} bytes a handoff"
@@ -56,14 +64,47 @@ fn a_handoff_adds_less_than_its_ceiling_to_the_chains_peak() {
     );
 }
 
-/// The median peak of [`PROCESSES`] runs of the chain of `handoffs`, each
-/// checked afterwards to have made every handoff and replied.
-fn median_peak_kib(work: &Path, handoffs: usize) -> i64 {
-    let scenario = work.join(format!("chain_{handoffs}.json"));
-    crate::shapes::write_chain(&scenario, handoffs);
+#[test]
+fn a_member_called_adds_less_than_its_ceiling_to_the_coordinators_peak() {
+    if !alone("a_member_called_adds_less_than_its_ceiling_to_the_coordinators_peak") {
+        return;
+    }
+    let work = small_enough_to_measure_from();
+    let few = median_peak_kib(work.path(), "members", FEW_MEMBERS);
+    let many = median_peak_kib(work.path(), "members", MANY_MEMBERS);
+    let per_member = (many - few) as f64 * 1024.0 / (MANY_MEMBERS - FEW_MEMBERS) as f64;
+    eprintln!(
+        "{FEW_MEMBERS} members: {few} KiB, {MANY_MEMBERS}: {many} KiB; {per_member:.0} bytes a member"
+    );
+    assert!(
+        per_member <= MEMBER_CEILING_BYTES,
+        "a member called added {per_member:.0} bytes to the coordinator's peak ({few} KiB with {FEW_MEMBERS} members, {many} KiB with {MANY_MEMBERS}; medians of {PROCESSES}), over its ceiling of {MEMBER_CEILING_BYTES} bytes"
+    );
+}
+
+/// A folder to work in, once this process is known to be small beside
+/// what it measures.
+fn small_enough_to_measure_from() -> tempfile::TempDir {
+    let own = common::bounded::own_peak_kib();
+    assert!(
+        own < 32 * 1024,
+        "this test process is too big to measure from: {own} KiB"
+    );
+    tempfile::tempdir().unwrap()
+}
+
+/// The median peak of [`PROCESSES`] runs of `shape` (`chain` of `size`
+/// handoffs, or `members`: a coordinator calling `size` members), each
+/// checked afterwards to have done all of it.
+fn median_peak_kib(work: &Path, shape: &str, size: usize) -> i64 {
+    let scenario = work.join(format!("{shape}_{size}.json"));
+    match shape {
+        "chain" => crate::shapes::write_chain(&scenario, size),
+        _ => crate::shapes::write_members(&scenario, size),
+    }
     let mut peaks = Vec::new();
     for i in 0..PROCESSES {
-        let out = work.join(format!("chain_{handoffs}_{i}.json"));
+        let out = work.join(format!("{shape}_{size}_{i}.json"));
         let mut command = Command::new(env!("CARGO_BIN_EXE_conclave"));
         command
             .args(["run", "--headless"])
@@ -71,28 +112,46 @@ fn median_peak_kib(work: &Path, handoffs: usize) -> i64 {
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(&out).unwrap())
             .stderr(Stdio::null());
-        let finished = common::bounded::run(command, Duration::from_secs(300), "the chain");
+        let finished = common::bounded::run(command, Duration::from_secs(300), shape);
         assert_eq!(
             (finished.exit, finished.signal),
             (Some(0), None),
-            "the chain ends well"
+            "the {shape} run ends well"
         );
         peaks.push(finished.max_rss_kib);
         let result: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
-        assert_eq!(result["status"], "ok", "the chain's result");
-        assert_eq!(result["answer"], "Agreed.", "the last agent replied");
-        assert_eq!(
-            result["handoffs"].as_array().map(Vec::len),
-            Some(handoffs),
-            "every handoff made"
-        );
-        assert_eq!(
-            result["chain"].as_array().map(Vec::len),
-            Some(handoffs + 1),
-            "every holder in the chain"
-        );
+        assert_eq!(result["status"], "ok", "the {shape} run's result");
+        match shape {
+            "chain" => chain_done(&result, size),
+            _ => members_done(&result, size),
+        }
     }
     peaks.sort_unstable();
     peaks[PROCESSES / 2]
+}
+
+/// The chain made every handoff, and its last agent replied.
+fn chain_done(result: &serde_json::Value, handoffs: usize) {
+    assert_eq!(result["answer"], "Agreed.", "the last agent replied");
+    assert_eq!(
+        result["handoffs"].as_array().map(Vec::len),
+        Some(handoffs),
+        "every handoff made"
+    );
+    assert_eq!(
+        result["chain"].as_array().map(Vec::len),
+        Some(handoffs + 1),
+        "every holder in the chain"
+    );
+}
+
+/// Every member answered, and the coordinator replied.
+fn members_done(result: &serde_json::Value, members: usize) {
+    assert_eq!(result["answer"], "Done.", "the coordinator replied");
+    let calls = result["member_calls"].as_array().expect("member calls");
+    assert_eq!(calls.len(), members, "every member called");
+    let last = members - 1;
+    assert_eq!(calls[last]["reply"], format!("m{last} is done."));
+    assert!(calls.iter().all(|c| c["status"] == "done"), "all answered");
 }

@@ -24,7 +24,10 @@ pub(super) struct Asked {
 
 /// What each agent of one team run is asked with, built at its first turn
 /// and copied or shared by the rest: a coordinator's 100,000 member calls
-/// are four members' turns (the scale bench's `coordinator_100k`).
+/// are four members' turns (the scale bench's `coordinator_100k`). At most
+/// [`KEPT_AGENTS`] agents' asks are kept at once: a coordinator calling
+/// 100,000 distinct members once each kept a kilobyte for each to the run's
+/// end, and an agent's asks built again are the same.
 #[derive(Default)]
 pub(crate) struct TurnAsks {
     built: Mutex<HashMap<String, Arc<Asked>>>,
@@ -32,11 +35,18 @@ pub(crate) struct TurnAsks {
     contracts: Mutex<HashMap<TurnShape, Arc<Contract>>>,
 }
 
+/// How many agents' asks a team run keeps at most; when one more is built,
+/// those kept are let go and built again at their next turn.
+const KEPT_AGENTS: usize = 1_024;
+
 impl TurnAsks {
     pub(super) fn of(&self, agent: &str, build: impl FnOnce() -> Asked) -> Arc<Asked> {
         let mut built = self.built.lock();
         if let Some(asked) = built.get(agent) {
             return Arc::clone(asked);
+        }
+        if built.len() >= KEPT_AGENTS {
+            built.clear();
         }
         let asked = Arc::new(build());
         built.insert(agent.to_string(), Arc::clone(&asked));
@@ -88,6 +98,19 @@ mod tests {
         assert_eq!(other.head["agent"], "a1");
         assert_eq!(other.purpose.script_key(), "a1");
         assert_eq!(first.purpose.script_key(), "a0");
+        // Past the agents kept, those kept are let go and built again.
+        for i in 2..KEPT_AGENTS {
+            asked(&format!("b{i}"));
+        }
+        assert_eq!(built.get(), KEPT_AGENTS, "as many kept as may be");
+        asked("a0");
+        assert_eq!(built.get(), KEPT_AGENTS, "a0 still kept");
+        asked("c");
+        assert_eq!(built.get(), KEPT_AGENTS + 1, "c built, the others let go");
+        let rebuilt = asked("a0");
+        assert_eq!(built.get(), KEPT_AGENTS + 2, "a0 built again");
+        assert!(!Arc::ptr_eq(&first, &rebuilt));
+        assert_eq!(rebuilt.head["agent"], "a0");
     }
 
     #[test]

@@ -155,18 +155,20 @@ fn allot(taken: &mut HashSet<String>, name: &str, kind: &str) -> String {
     chosen
 }
 
-/// The functions a turn shaped `shape` offers.
-pub(super) fn functions(shape: &TurnShape) -> Vec<Function> {
-    offered(shape).into_iter().map(|(_, _, f)| f).collect()
+/// The functions a turn shaped `shape` offers, and how the calls of one
+/// answer read back as its turn: the functions are made once for both (a
+/// coordinator of 100,000 members offers as many).
+pub(super) fn functions_and_reader(shape: &TurnShape) -> (Vec<Function>, AnswerOfCalls) {
+    let (offered, functions) = offered(shape)
+        .into_iter()
+        .map(|(name, stands, function)| ((name, stands), function))
+        .unzip();
+    (functions, reader(offered, shape.coordinator))
 }
 
-/// How the calls of one answer read back as a turn shaped `shape`.
-pub(super) fn reader(shape: &TurnShape) -> AnswerOfCalls {
-    let offered: Vec<(String, Stands)> = offered(shape)
-        .into_iter()
-        .map(|(name, stands, _)| (name, stands))
-        .collect();
-    let coordinator = shape.coordinator;
+/// How the calls of one answer read back as a turn whose functions are
+/// `offered`, with what each stands for.
+fn reader(offered: Vec<(String, Stands)>, coordinator: bool) -> AnswerOfCalls {
     Arc::new(move |calls: &[ToolCall]| {
         let names: Vec<&str> = offered.iter().map(|(n, _)| n.as_str()).collect();
         if calls.is_empty() {

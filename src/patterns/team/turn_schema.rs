@@ -34,6 +34,7 @@ pub(crate) fn turn_contract(shape: &TurnShape) -> Contract {
         1 => forms.remove(0),
         _ => json!({"description": description, "anyOf": forms}),
     };
+    let (functions, answer_of_calls) = turn_calls::functions_and_reader(shape);
     Contract {
         name: if shape.coordinator {
             "coordinator_turn"
@@ -41,8 +42,8 @@ pub(crate) fn turn_contract(shape: &TurnShape) -> Contract {
             "turn"
         },
         schema: wire::object("Your turn.", vec![(TURN, turn)]),
-        functions: turn_calls::functions(shape),
-        answer_of_calls: turn_calls::reader(shape),
+        functions,
+        answer_of_calls,
         normalise,
     }
 }
