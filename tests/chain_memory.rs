@@ -51,17 +51,7 @@ fn a_handoff_adds_less_than_its_ceiling_to_the_chains_peak() {
     if !alone("a_handoff_adds_less_than_its_ceiling_to_the_chains_peak") {
         return;
     }
-    let work = small_enough_to_measure_from();
-    let short = median_peak_kib(work.path(), "chain", SHORT);
-    let long = median_peak_kib(work.path(), "chain", LONG);
-    let per_handoff = (long - short) as f64 * 1024.0 / (LONG - SHORT) as f64;
-    eprintln!(
-        "chain of {SHORT}: {short} KiB, of {LONG}: {long} KiB; {per_handoff:.0} bytes a handoff"
-    );
-    assert!(
-        per_handoff <= CEILING_BYTES,
-        "a handoff added {per_handoff:.0} bytes to the chain's peak ({short} KiB at {SHORT} handoffs, {long} KiB at {LONG}; medians of {PROCESSES}), over its ceiling of {CEILING_BYTES} bytes"
-    );
+    growth_under_ceiling("chain", (SHORT, LONG), "handoff", CEILING_BYTES);
 }
 
 #[test]
@@ -69,16 +59,26 @@ fn a_member_called_adds_less_than_its_ceiling_to_the_coordinators_peak() {
     if !alone("a_member_called_adds_less_than_its_ceiling_to_the_coordinators_peak") {
         return;
     }
-    let work = small_enough_to_measure_from();
-    let few = median_peak_kib(work.path(), "members", FEW_MEMBERS);
-    let many = median_peak_kib(work.path(), "members", MANY_MEMBERS);
-    let per_member = (many - few) as f64 * 1024.0 / (MANY_MEMBERS - FEW_MEMBERS) as f64;
-    eprintln!(
-        "{FEW_MEMBERS} members: {few} KiB, {MANY_MEMBERS}: {many} KiB; {per_member:.0} bytes a member"
+    growth_under_ceiling(
+        "members",
+        (FEW_MEMBERS, MANY_MEMBERS),
+        "member called",
+        MEMBER_CEILING_BYTES,
     );
+}
+
+/// The bytes one more `unit` of `shape` adds to its run's peak, between
+/// the run of `few` and the run of `many` (medians of [`PROCESSES`]), held
+/// under `ceiling`.
+fn growth_under_ceiling(shape: &str, (few, many): (usize, usize), unit: &str, ceiling: f64) {
+    let work = small_enough_to_measure_from();
+    let low = median_peak_kib(work.path(), shape, few);
+    let high = median_peak_kib(work.path(), shape, many);
+    let per_unit = (high - low) as f64 * 1024.0 / (many - few) as f64;
+    eprintln!("{shape} of {few}: {low} KiB, of {many}: {high} KiB; {per_unit:.0} bytes a {unit}");
     assert!(
-        per_member <= MEMBER_CEILING_BYTES,
-        "a member called added {per_member:.0} bytes to the coordinator's peak ({few} KiB with {FEW_MEMBERS} members, {many} KiB with {MANY_MEMBERS}; medians of {PROCESSES}), over its ceiling of {MEMBER_CEILING_BYTES} bytes"
+        per_unit <= ceiling,
+        "a {unit} added {per_unit:.0} bytes to the {shape} run's peak ({low} KiB at {few}, {high} KiB at {many}; medians of {PROCESSES}), over its ceiling of {ceiling} bytes"
     );
 }
 

@@ -100,12 +100,7 @@ fn a_launched_programs_calls_through_its_endpoint_are_the_runs_calls_tokens_and_
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let run = result(&out);
     assert_eq!(run["status"], "ok", "{run}");
-    let texts: Vec<&str> = run["output"]["lines"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["text"].as_str().unwrap())
-        .collect();
+    let texts = crate::launch::output_texts(&run);
     assert_eq!(texts, ["answer: Sunny in Paris."]);
     let seen = upstream.requests();
     assert_eq!(seen.len(), 2, "one call each turn");

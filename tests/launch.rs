@@ -34,6 +34,15 @@ fn hooked(dir: &Path, script: &str, flag: &str) -> String {
     scenario(dir, serde_json::json!(["python3", fixture]), &extra)
 }
 
+/// The texts of the launched run's output lines, in order.
+pub(crate) fn output_texts(run: &Value) -> Vec<&str> {
+    run["output"]["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["text"].as_str().unwrap())
+        .collect()
+}
 #[test]
 fn a_plain_program_is_one_run_of_its_spans_steering_and_output_and_is_recorded() {
     let dir = tempfile::tempdir().unwrap();
@@ -72,12 +81,7 @@ fn a_plain_program_is_one_run_of_its_spans_steering_and_output_and_is_recorded()
         run["steering"]["gates"], 1,
         "the hook's gate is on the same run"
     );
-    let texts: Vec<&str> = run["output"]["lines"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["text"].as_str().unwrap())
-        .collect();
+    let texts = output_texts(&run);
     assert_eq!(texts, ["legal_analyst=on", "done"]);
     assert_eq!(run["recording"], record.display().to_string());
     let replay = conclave(&["replay", record.to_str().unwrap(), "--headless"]);

@@ -220,6 +220,35 @@ pub(super) fn span(id: u64, parent: Option<u64>, attrs: &[(&str, &str)]) -> Span
     }
 }
 
+/// Spans of run 7 accepted as they come, each batch's new arrivals told.
+struct Feed {
+    runs: Runs,
+    translator: Translator,
+    now: tokio::time::Instant,
+}
+
+impl Feed {
+    fn new() -> Self {
+        Feed {
+            runs: Runs::new(Limits::default()),
+            translator: Translator::new(1, 7),
+            now: tokio::time::Instant::now(),
+        }
+    }
+
+    fn take(&mut self, spans: Vec<Span>) -> Vec<Event> {
+        let from = self.runs.get(7).map_or(0, |r| r.arrivals.len());
+        self.runs.accept(spans, self.now);
+        let run = self.runs.get(7).unwrap();
+        self.translator.take_read(
+            &came(&run.arrivals[from..]),
+            &run.forest,
+            &run.readings,
+            None,
+        )
+    }
+}
+
 #[test]
 fn a_call_is_told_when_its_agents_span_arrives_and_each_span_once() {
     let agent = [
@@ -232,28 +261,16 @@ fn a_call_is_told_when_its_agents_span_arrives_and_each_span_once() {
         ("llm.token_count.prompt", "10"),
         ("llm.token_count.completion", "3"),
     ];
-    let mut runs = Runs::new(Limits::default());
-    let now = tokio::time::Instant::now();
-    let mut translator = Translator::new(1, 7);
-    let mut take = |spans: Vec<Span>, from: usize| {
-        runs.accept(spans, now);
-        let run = runs.get(7).unwrap();
-        translator.take_read(
-            &came(&run.arrivals[from..]),
-            &run.forest,
-            &run.readings,
-            None,
-        )
-    };
+    let mut feed = Feed::new();
     // The model call ends first, under its agent's span, not yet arrived.
-    let first = take(vec![span(3, Some(2), &model)], 0);
+    let first = feed.take(vec![span(3, Some(2), &model)]);
     assert!(matches!(first[0].kind, EventKind::RunStarted(_)));
     assert!(matches!(
         first[1].kind,
         EventKind::SpanArrived { call: Some(1), .. }
     ));
     assert_eq!(first.len(), 2, "the call waits for its agent");
-    let second = take(vec![span(2, Some(1), &agent)], 1);
+    let second = feed.take(vec![span(2, Some(1), &agent)]);
     let kinds: Vec<&str> = second
         .iter()
         .map(|e| crate::bus::describe::kind_name(&e.kind))
@@ -282,7 +299,7 @@ fn a_call_is_told_when_its_agents_span_arrives_and_each_span_once() {
     assert_eq!((usage.input, usage.output), (10, 3));
     assert!(usage.cost_usd.is_some(), "gpt-4o is priced");
     // The root: its span alone, nothing told again.
-    let third = take(vec![span(1, None, &[])], 2);
+    let third = feed.take(vec![span(1, None, &[])]);
     assert_eq!(third.len(), 1);
     assert_eq!(third[0].seq, 8);
 }
@@ -371,25 +388,12 @@ fn a_call_that_names_its_agent_is_told_before_its_agents_span_arrives() {
         ("gen_ai.operation.name", "invoke_agent"),
         ("gen_ai.agent.name", "support"),
     ];
-    let mut runs = Runs::new(Limits::default());
-    let now = tokio::time::Instant::now();
-    let mut translator = Translator::new(1, 7);
-    let mut take = |spans: Vec<Span>| {
-        let from = runs.get(7).map_or(0, |r| r.arrivals.len());
-        runs.accept(spans, now);
-        let run = runs.get(7).unwrap();
-        translator.take_read(
-            &came(&run.arrivals[from..]),
-            &run.forest,
-            &run.readings,
-            None,
-        )
-    };
+    let mut feed = Feed::new();
     // Five calls, each told as it comes: the run's and the agent's counts
     // are live while the agent still runs.
     let mut told = Vec::new();
     for id in 3..8 {
-        let now = take(vec![span(id, Some(2), &chat)]);
+        let now = feed.take(vec![span(id, Some(2), &chat)]);
         let facts = facts_of(&now);
         assert_eq!(facts["model_calls"], 1, "call {id} is told at once");
         assert_eq!(facts["agents"], json!(["support"]));
@@ -401,13 +405,13 @@ fn a_call_that_names_its_agent_is_told_before_its_agents_span_arrives() {
         told.extend(now);
     }
     // The agent's span and the root: no call told again.
-    told.extend(take(vec![span(2, Some(1), &agent)]));
-    told.extend(take(vec![span(1, None, &[])]));
+    told.extend(feed.take(vec![span(2, Some(1), &agent)]));
+    told.extend(feed.take(vec![span(1, None, &[])]));
     let facts = facts_of(&told);
     assert_eq!(facts["model_calls"], 5);
     assert_eq!(facts["input_tokens"], 50);
     assert_eq!(facts["output_tokens"], 15);
-    let run = runs.get(7).unwrap();
+    let run = feed.runs.get(7).unwrap();
     let summary = summarise(7, &run.forest, None);
     assert_eq!(summary.model_calls, 5);
     assert_eq!(sorted(summary.agents.iter().cloned()), ["support"]);
