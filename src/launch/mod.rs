@@ -15,6 +15,7 @@ pub mod recording;
 pub mod result;
 pub mod run;
 pub mod scenario;
+mod start;
 pub mod sweep;
 
 pub use headless::{HeadlessLaunch, Recording, headless};

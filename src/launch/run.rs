@@ -7,15 +7,16 @@
 
 use super::environment::{Launch, new_run_id, variables};
 use super::gateway::{BudgetSpent, GatewayCalls, RunGateway};
-use super::output::{OutputLine, OutputTail, Stream, read_lines};
+use super::output::{OutputLine, OutputTail, Stream};
 use super::prepare::Prepared;
-use super::process::{Exited, Program};
+use super::process::Exited;
 use super::scenario::LoadedProgram;
+use super::start::{own, start_program};
 use crate::gateway::endpoint::Budgets;
-use crate::scenario::{JsonPath, PriceTable, ScenarioErrors};
+use crate::scenario::{PriceTable, ScenarioErrors};
 use crate::span::{RUN_ID_ATTRIBUTE, TraceId, run_id_of};
 use crate::watch::consume::{Watch, WatchOptions};
-use crate::watch::receive::{Batch, ReceiveConfig, serve_steered, serve_with_gateway};
+use crate::watch::receive::{Batch, ReceiveConfig, Receiving, serve_steered, serve_with_gateway};
 use crate::watch::runs::Run;
 use crate::watch::steer::{Limits, Policy, SteerSummary, Steering};
 use std::collections::BTreeMap;
@@ -29,8 +30,6 @@ use tokio::time::Instant;
 pub const DEFAULT_MAX_SECONDS: u64 = 600;
 /// The default wait between the steps of a stop (`stop_grace_ms`).
 pub const DEFAULT_GRACE_MS: u64 = 5000;
-/// Output lines waiting for the run; more are dropped and counted.
-const LINES_QUEUE: usize = 4096;
 /// How long the output may go on after the program ended (a process that
 /// left its group and kept the pipe open is not waited for).
 const OUTPUT_AFTER_EXIT: Duration = Duration::from_secs(1);
@@ -138,21 +137,9 @@ pub(crate) async fn launch_seen(
         },
     );
     let (sink, batches) = mpsc::channel(crate::watch::start::QUEUE);
-    let receive = ReceiveConfig {
-        listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
-        grpc: None,
-        ..ReceiveConfig::default()
-    };
     let gateway = RunGateway::start(s, settings.budgets, settings.prices.clone())
         .map_err(LaunchError::Internal)?;
-    let receiving = match gateway.as_ref().and_then(RunGateway::endpoints) {
-        Some(endpoints) => {
-            let steering = Some(Arc::clone(&steering));
-            serve_with_gateway(receive, sink, steering, endpoints).await
-        }
-        None => serve_steered(receive, sink, Arc::clone(&steering)).await,
-    }
-    .map_err(|e| LaunchError::Internal(format!("cannot start the run's receiver: {e}")))?;
+    let receiving = open_receiver(sink, &steering, gateway.as_ref()).await?;
     let run_id = new_run_id();
     let id = run_id_of(&run_id).ok_or_else(|| LaunchError::Internal("a bad run id".into()))?;
     let env = variables(&Launch {
@@ -356,11 +343,7 @@ impl Live {
     }
 
     /// After the program's end: the rest of its output and of its spans.
-    async fn settle(
-        &mut self,
-        readers: Vec<JoinHandle<u64>>,
-        receiving: crate::watch::receive::Receiving,
-    ) {
+    async fn settle(&mut self, readers: Vec<JoinHandle<u64>>, receiving: Receiving) {
         // The program's group is gone: its pipes end, unless something that
         // left the group holds them, which is not waited for.
         let _ = tokio::time::timeout(OUTPUT_AFTER_EXIT, async {
@@ -390,61 +373,26 @@ impl Live {
     }
 }
 
-/// The program started with `env`, its output's readers and their lines.
-#[allow(clippy::type_complexity)]
-fn start_program(
-    loaded: &LoadedProgram,
-    prepared: &Prepared,
-    env: &[(String, String)],
-) -> Result<
-    (
-        Program,
-        Vec<JoinHandle<u64>>,
-        mpsc::Receiver<(Stream, String)>,
-    ),
-    LaunchError,
-> {
-    let mut program = Program::start(&prepared.program, &prepared.args, &prepared.cwd, env)
-        .map_err(|e| {
-            LaunchError::BadInput(loaded.error_at(
-                JsonPath::root().key("command").index(0),
-                format!("cannot start {}: {e}", prepared.program.display()),
-            ))
-        })?;
-    let (lines_tx, lines) = mpsc::channel(LINES_QUEUE);
-    let mut readers = Vec::new();
-    if let Some(out) = program.stdout.take() {
-        readers.push(tokio::spawn(read_lines(
-            out,
-            Stream::Stdout,
-            lines_tx.clone(),
-        )));
-    }
-    if let Some(err) = program.stderr.take() {
-        readers.push(tokio::spawn(read_lines(err, Stream::Stderr, lines_tx)));
-    }
-    Ok((program, readers, lines))
-}
-
-/// The program handed to a task of its own, which waits for its end or,
-/// once told, stops it: the task's handle and the way to tell it. A
-/// runtime that ends drops the task, and the program's group with it.
-fn own(
-    mut program: Program,
-    grace: Duration,
-) -> (JoinHandle<std::io::Result<Exited>>, oneshot::Sender<()>) {
-    let (stop_tx, stop_rx) = oneshot::channel();
-    let process = tokio::spawn(async move {
-        let exited = tokio::select! {
-            exited = program.wait() => Some(exited),
-            _ = stop_rx => None,
-        };
-        match exited {
-            Some(exited) => exited,
-            None => program.stop(grace).await,
+/// The run's own loopback receiver: OTLP and steering, and the gateway's
+/// routes when the run has a model upstream.
+async fn open_receiver(
+    sink: mpsc::Sender<Batch>,
+    steering: &Arc<Steering>,
+    gateway: Option<&RunGateway>,
+) -> Result<Receiving, LaunchError> {
+    let receive = ReceiveConfig {
+        listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        grpc: None,
+        ..ReceiveConfig::default()
+    };
+    match gateway.and_then(RunGateway::endpoints) {
+        Some(endpoints) => {
+            let steering = Some(Arc::clone(steering));
+            serve_with_gateway(receive, sink, steering, endpoints).await
         }
-    });
-    (process, stop_tx)
+        None => serve_steered(receive, sink, Arc::clone(steering)).await,
+    }
+    .map_err(|e| LaunchError::Internal(format!("cannot start the run's receiver: {e}")))
 }
 
 /// The run's flags: the scenario's defaults, then `--flag`.
