@@ -21,6 +21,8 @@ pub(crate) mod layout;
 pub(crate) mod options;
 pub(crate) mod overlays;
 pub use overlays::help::key_table;
+#[cfg(test)]
+mod keymap_tests;
 pub(crate) mod pane_id;
 pub mod panes;
 pub mod patterns;
