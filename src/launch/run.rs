@@ -154,7 +154,8 @@ pub(crate) async fn launch_seen(
             receiving.http_addr()
         ));
     }
-    let (program, readers, lines) = start_program(loaded, prepared, &env)?;
+    let (program, readers, lines) =
+        start_program(loaded, prepared, &env).map_err(LaunchError::BadInput)?;
     let grace = Duration::from_millis(s.stop_grace_ms.unwrap_or(DEFAULT_GRACE_MS));
     let (process, stop_tx) = own(program, grace);
     let mut watch = Watch::new(WatchOptions {

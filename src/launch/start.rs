@@ -5,9 +5,8 @@
 use super::output::{Stream, read_lines};
 use super::prepare::Prepared;
 use super::process::{Exited, Program};
-use super::run::LaunchError;
 use super::scenario::LoadedProgram;
-use crate::scenario::JsonPath;
+use crate::scenario::{JsonPath, ScenarioErrors};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -27,14 +26,14 @@ pub(super) fn start_program(
         Vec<JoinHandle<u64>>,
         mpsc::Receiver<(Stream, String)>,
     ),
-    LaunchError,
+    ScenarioErrors,
 > {
     let mut program = Program::start(&prepared.program, &prepared.args, &prepared.cwd, env)
         .map_err(|e| {
-            LaunchError::BadInput(loaded.error_at(
+            loaded.error_at(
                 JsonPath::root().key("command").index(0),
                 format!("cannot start {}: {e}", prepared.program.display()),
-            ))
+            )
         })?;
     let (lines_tx, lines) = mpsc::channel(LINES_QUEUE);
     let mut readers = Vec::new();

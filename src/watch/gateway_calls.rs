@@ -3,19 +3,8 @@
 //! is one model call, with the tokens it reported and their price. The
 //! spans still say the agents, handoffs and tools.
 
-use super::summary::{CostFrom, WatchSummary};
+use super::summary::{CostFrom, GatewayTally, WatchSummary};
 use crate::gateway::endpoint::EndpointCall;
-use serde::Serialize;
-
-/// What the endpoint adds to a run's line besides the counts.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct GatewayTally {
-    /// Calls sent upstream that ended without a whole answer (refused by
-    /// the upstream, unreachable, a stream cut or left by the client).
-    pub failed: u64,
-    /// Calls refused because the run was past a budget.
-    pub refused: u64,
-}
 
 /// `summary`'s model calls, tokens and cost, counted from `calls` (the
 /// endpoint's, in order) instead of the spans; `refused` calls were

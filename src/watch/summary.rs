@@ -44,6 +44,16 @@ pub struct PricedAs {
     pub priced_as: String,
 }
 
+/// What the endpoint adds to a run's line besides the counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct GatewayTally {
+    /// Calls sent upstream that ended without a whole answer (refused by
+    /// the upstream, unreachable, a stream cut or left by the client).
+    pub failed: u64,
+    /// Calls refused because the run was past a budget.
+    pub refused: u64,
+}
+
 /// A watched run, as `conclave watch --headless` prints it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WatchSummary {
@@ -94,7 +104,7 @@ pub struct WatchSummary {
     /// For a run whose model calls went through Conclave's endpoint (its
     /// counts are then the endpoint's): its failed and refused calls.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub gateway: Option<super::gateway_calls::GatewayTally>,
+    pub gateway: Option<GatewayTally>,
 }
 
 /// Read the run held in `forest`.
