@@ -7,10 +7,8 @@
 //! only, on the system's python3).
 
 use crate::common::steer::Watch;
-use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
-use std::sync::mpsc::channel;
+use serde_json::json;
+use std::io::Write;
 use std::time::Duration;
 
 const TRACE: &str = "b4ea0000000000000000000000000001";
@@ -18,26 +16,7 @@ const TRACE: &str = "b4ea0000000000000000000000000001";
 #[test]
 fn a_breakpoint_holds_a_leased_run_before_its_named_gate_headless() {
     let watch = Watch::start(&["--break", "lookup_invoice"]);
-    let root = env!("CARGO_MANIFEST_DIR");
-    let mut hook = Command::new("python3")
-        .arg(format!("{root}/tests/fixtures/steer/break_hook.py"))
-        .arg(TRACE)
-        .env("PYTHONPATH", format!("{root}/hooks/python"))
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .env("CONCLAVE_STEER_URL", &watch.url)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("python3 runs the hook");
-    let (tx, said) = channel::<Value>();
-    let stdout = hook.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(serde_json::from_str(&line).unwrap()).is_err() {
-                break;
-            }
-        }
-    });
+    let (mut hook, said) = crate::steer_pause::hook_script("break_hook.py", TRACE, &watch.url);
     let next = || {
         said.recv_timeout(Duration::from_secs(60))
             .expect("the hook said")

@@ -14,16 +14,21 @@ use std::time::Duration;
 
 const TRACE: &str = "9a05e000000000000000000000000001";
 
-#[test]
-fn a_pause_during_a_model_call_holds_the_run_at_its_next_gate() {
-    let watch = Watch::start(&[]);
+/// `script` of tests/fixtures/steer run by Python with the repository's
+/// hook, steering run `trace` through the watch at `url`: the process,
+/// and each JSON line it prints, as it prints it.
+pub(crate) fn hook_script(
+    script: &str,
+    trace: &str,
+    url: &str,
+) -> (std::process::Child, std::sync::mpsc::Receiver<Value>) {
     let root = env!("CARGO_MANIFEST_DIR");
     let mut hook = Command::new("python3")
-        .arg(format!("{root}/tests/fixtures/steer/pause_hook.py"))
-        .arg(TRACE)
+        .arg(format!("{root}/tests/fixtures/steer/{script}"))
+        .arg(trace)
         .env("PYTHONPATH", format!("{root}/hooks/python"))
         .env("PYTHONDONTWRITEBYTECODE", "1")
-        .env("CONCLAVE_STEER_URL", &watch.url)
+        .env("CONCLAVE_STEER_URL", url)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -37,6 +42,12 @@ fn a_pause_during_a_model_call_holds_the_run_at_its_next_gate() {
             }
         }
     });
+    (hook, said)
+}
+#[test]
+fn a_pause_during_a_model_call_holds_the_run_at_its_next_gate() {
+    let watch = Watch::start(&[]);
+    let (mut hook, said) = hook_script("pause_hook.py", TRACE, &watch.url);
     let next = || {
         said.recv_timeout(Duration::from_secs(90))
             .expect("the hook said")

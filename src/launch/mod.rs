@@ -11,6 +11,7 @@ pub mod headless;
 pub mod output;
 pub mod prepare;
 pub mod process;
+mod receiver;
 pub mod recording;
 pub mod result;
 pub mod run;

@@ -10,13 +10,14 @@ use super::gateway::{BudgetSpent, GatewayCalls, RunGateway};
 use super::output::{OutputLine, OutputTail, Stream};
 use super::prepare::Prepared;
 use super::process::Exited;
+use super::receiver::{open_receiver, stamp, stopped};
 use super::scenario::LoadedProgram;
 use super::start::{own, start_program};
 use crate::gateway::endpoint::Budgets;
 use crate::scenario::{PriceTable, ScenarioErrors};
-use crate::span::{RUN_ID_ATTRIBUTE, TraceId, run_id_of};
+use crate::span::{TraceId, run_id_of};
 use crate::watch::consume::{Watch, WatchOptions};
-use crate::watch::receive::{Batch, ReceiveConfig, Receiving, serve_steered, serve_with_gateway};
+use crate::watch::receive::{Batch, Receiving};
 use crate::watch::runs::Run;
 use crate::watch::steer::{Limits, Policy, SteerSummary, Steering};
 use std::collections::BTreeMap;
@@ -139,7 +140,9 @@ pub(crate) async fn launch_seen(
     let (sink, batches) = mpsc::channel(crate::watch::start::QUEUE);
     let gateway = RunGateway::start(s, settings.budgets, settings.prices.clone())
         .map_err(LaunchError::Internal)?;
-    let receiving = open_receiver(sink, &steering, gateway.as_ref()).await?;
+    let receiving = open_receiver(sink, &steering, gateway.as_ref())
+        .await
+        .map_err(LaunchError::Internal)?;
     let run_id = new_run_id();
     let id = run_id_of(&run_id).ok_or_else(|| LaunchError::Internal("a bad run id".into()))?;
     let env = variables(&Launch {
@@ -374,28 +377,6 @@ impl Live {
     }
 }
 
-/// The run's own loopback receiver: OTLP and steering, and the gateway's
-/// routes when the run has a model upstream.
-async fn open_receiver(
-    sink: mpsc::Sender<Batch>,
-    steering: &Arc<Steering>,
-    gateway: Option<&RunGateway>,
-) -> Result<Receiving, LaunchError> {
-    let receive = ReceiveConfig {
-        listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
-        grpc: None,
-        ..ReceiveConfig::default()
-    };
-    match gateway.and_then(RunGateway::endpoints) {
-        Some(endpoints) => {
-            let steering = Some(Arc::clone(steering));
-            serve_with_gateway(receive, sink, steering, endpoints).await
-        }
-        None => serve_steered(receive, sink, Arc::clone(steering)).await,
-    }
-    .map_err(|e| LaunchError::Internal(format!("cannot start the run's receiver: {e}")))
-}
-
 /// The run's flags: the scenario's defaults, then `--flag`.
 fn flags_of(loaded: &LoadedProgram, given: &[(String, bool)]) -> BTreeMap<String, bool> {
     let mut flags: BTreeMap<String, bool> = loaded
@@ -406,39 +387,6 @@ fn flags_of(loaded: &LoadedProgram, given: &[(String, bool)]) -> BTreeMap<String
         .collect();
     flags.extend(given.iter().cloned());
     flags
-}
-
-/// Every resource of `batch` that names no run names this one: the
-/// run's receiver is its own, so whatever reaches it is the program's
-/// (a span made without the launch's resource attributes too).
-fn stamp(batch: &mut Batch, run_id: &str) {
-    use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
-    use opentelemetry_proto::tonic::resource::v1::Resource;
-    for resource in &mut batch.request.resource_spans {
-        let resource = resource.resource.get_or_insert_with(Resource::default);
-        let named = resource
-            .attributes
-            .iter()
-            .any(|kv| kv.key == RUN_ID_ATTRIBUTE);
-        if !named {
-            resource.attributes.push(KeyValue {
-                key: RUN_ID_ATTRIBUTE.to_string(),
-                value: Some(AnyValue {
-                    value: Some(any_value::Value::StringValue(run_id.to_string())),
-                }),
-                ..KeyValue::default()
-            });
-        }
-    }
-}
-
-/// Why the steering stopped run `run_id`, once it has.
-fn stopped(steering: &Steering, run_id: &str) -> Option<String> {
-    steering
-        .list()
-        .into_iter()
-        .find(|view| view.trace_id == run_id)
-        .and_then(|view| view.stopped)
 }
 
 fn ms(d: Duration) -> u64 {

@@ -13,17 +13,20 @@ pub mod consume;
 pub(crate) mod forest;
 pub(crate) mod framework;
 pub mod gateway_calls;
+pub(crate) mod handoffs;
 pub mod output_line;
 pub(crate) mod read;
 pub mod receive;
 pub mod record;
 pub mod replay;
+pub(crate) mod run;
 pub mod runs;
 pub mod start;
 pub mod steer;
 pub mod summary;
 pub(crate) mod translate;
 pub(crate) mod vocab;
+pub(crate) mod vocab_words;
 
 #[cfg(test)]
 pub(crate) mod tests;

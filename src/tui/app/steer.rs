@@ -195,50 +195,7 @@ impl App {
             }
             SteerDialog::Decide {
                 id, choice, note, ..
-            } => {
-                let Some(wait) = view.and_then(|v| v.waiting.into_iter().find(|w| w.id == id))
-                else {
-                    self.overlay = None;
-                    self.notice = Some("that decision is no longer waiting".into());
-                    return Vec::new();
-                };
-                let options = options_of(&wait.ask);
-                let last = options.len().saturating_sub(1);
-                let choice = match action {
-                    Action::Up => choice.saturating_sub(1),
-                    Action::Down => (choice + 1).min(last),
-                    Action::Confirm => {
-                        return match decide(&wait.ask, id, options.get(choice), &note) {
-                            Ok(op) => {
-                                self.overlay = None;
-                                vec![Effect::Steer {
-                                    trace: Some(trace),
-                                    op,
-                                }]
-                            }
-                            Err(why) => {
-                                self.notice = Some(why.into());
-                                Vec::new()
-                            }
-                        };
-                    }
-                    _ => {
-                        if let Some(watching) = self.watching.as_mut() {
-                            watching.put_off.insert(id);
-                        }
-                        self.overlay = None;
-                        self.notice = Some("the run waits for you: d decides".into());
-                        return Vec::new();
-                    }
-                };
-                self.overlay = Some(Overlay::Steer(SteerDialog::Decide {
-                    trace,
-                    id,
-                    choice,
-                    note,
-                }));
-                Vec::new()
-            }
+            } => self.update_held_decision(action, trace, view, (id, choice, note)),
             SteerDialog::Break { name, .. } => {
                 self.overlay = None;
                 let name = name.trim().to_string();
@@ -267,6 +224,58 @@ impl App {
                 Vec::new()
             }
         }
+    }
+
+    /// A key in the dialog deciding the held call `id` of run `trace`:
+    /// move among the answers, send the one chosen, or put it off.
+    fn update_held_decision(
+        &mut self,
+        action: Action,
+        trace: TraceId,
+        view: Option<RunView>,
+        (id, choice, note): (u64, usize, String),
+    ) -> Vec<Effect> {
+        let Some(wait) = view.and_then(|v| v.waiting.into_iter().find(|w| w.id == id)) else {
+            self.overlay = None;
+            self.notice = Some("that decision is no longer waiting".into());
+            return Vec::new();
+        };
+        let options = options_of(&wait.ask);
+        let last = options.len().saturating_sub(1);
+        let choice = match action {
+            Action::Up => choice.saturating_sub(1),
+            Action::Down => (choice + 1).min(last),
+            Action::Confirm => {
+                return match decide(&wait.ask, id, options.get(choice), &note) {
+                    Ok(op) => {
+                        self.overlay = None;
+                        vec![Effect::Steer {
+                            trace: Some(trace),
+                            op,
+                        }]
+                    }
+                    Err(why) => {
+                        self.notice = Some(why.into());
+                        Vec::new()
+                    }
+                };
+            }
+            _ => {
+                if let Some(watching) = self.watching.as_mut() {
+                    watching.put_off.insert(id);
+                }
+                self.overlay = None;
+                self.notice = Some("the run waits for you: d decides".into());
+                return Vec::new();
+            }
+        };
+        self.overlay = Some(Overlay::Steer(SteerDialog::Decide {
+            trace,
+            id,
+            choice,
+            note,
+        }));
+        Vec::new()
     }
 }
 
