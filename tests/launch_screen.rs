@@ -115,3 +115,52 @@ fn a_program_launched_from_the_picker_shows_its_output_and_stops_with_x_y() {
     assert!(status.success(), "{status:?}");
     wait_gone(&second);
 }
+
+/// `conclave run app.json` opens the dashboard on the program at once,
+/// with the seed given: its output shown, stopped with `x` `y`, its group
+/// gone, and the dashboard quits without asking once nothing runs.
+#[test]
+fn run_of_a_program_scenario_opens_the_dashboard_with_it_running() {
+    let home = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let app = APP.replace("hello from the program", "seed=$CONCLAVE_SEED");
+    std::fs::write(home.path().join("app.json"), app).unwrap();
+    let args = ["run", "app.json", "--seed", "42"];
+    let mut session = Session::start_in(home.path(), &args, state.path(), &[], (COLS, ROWS));
+    session.wait_text("seed=42");
+    let pids = pids(home.path(), 2);
+    assert!(pids.iter().all(|pid| running(*pid)), "{pids:?}");
+    session.press("x");
+    session.wait_text("Stop the program?");
+    session.press("y");
+    wait_gone(&pids);
+    session.wait_text("STOPPED");
+    session.press("q");
+    let status = session.wait_exit();
+    assert!(status.success(), "{status:?}");
+}
+
+/// A program scenario whose program cannot start is said on the command
+/// line, exit 2, before any screen opens; so is `--record FILE`, which
+/// only a headless launch takes.
+#[test]
+fn run_of_a_program_that_cannot_start_says_so_before_the_screen_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = dir.path().join("app.json");
+    std::fs::write(
+        &app,
+        "{\"name\": \"gone\", \"pattern\": \"program\",\n \"command\": [\"no-such-program-here\"]}",
+    )
+    .unwrap();
+    let out = crate::common::cli::conclave(&["run", app.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("app.json:2:") && said.contains("cannot find the program"),
+        "{said}"
+    );
+    let out = crate::common::cli::conclave(&["run", app.to_str().unwrap(), "--record", "x.jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("--record FILE is for --headless"), "{said}");
+}

@@ -137,11 +137,7 @@ impl RunCommand {
             Some(Ok(program)) => program,
         };
         if !self.headless {
-            output::message(&format!(
-                "conclave run: {} is a program scenario; the dashboard does not launch programs yet, use --headless",
-                self.scenario.display()
-            ));
-            return Ok(Exit::BadInput);
+            return Ok(self.program_in_dashboard(program));
         }
         Ok(conclave::launch::headless(
             conclave::launch::HeadlessLaunch {
@@ -157,5 +153,32 @@ impl RunCommand {
                 recording: super::launch::recording(self.record, self.screen.no_record),
             },
         ))
+    }
+
+    /// `conclave run app.json` of a program scenario: the dashboard, the
+    /// program launched at once with the run's flags and seed, recorded
+    /// to the runs folder unless `--no-record`.
+    fn program_in_dashboard(self, mut program: conclave::launch::LoadedProgram) -> Exit {
+        if let Some(path) = &self.record {
+            output::message(&format!(
+                "conclave run: --record {}: a program launched in the dashboard is recorded to \
+                 the runs folder (launch-RUN_ID.jsonl); --record FILE is for --headless",
+                path.display()
+            ));
+            return Exit::BadInput;
+        }
+        let scenario = &mut program.scenario;
+        for (name, on) in self.flags {
+            scenario.flags.entry(name).or_default().default = on;
+        }
+        scenario.seed = self.seed.or(scenario.seed);
+        crate::view_in_dashboard(
+            &self.screen.look,
+            conclave::tui::TuiOptions {
+                program: Some(std::sync::Arc::new(program)),
+                record: !self.screen.no_record,
+                ..conclave::tui::TuiOptions::default()
+            },
+        )
     }
 }

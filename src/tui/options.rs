@@ -8,6 +8,9 @@ use std::path::PathBuf;
 pub struct TuiOptions {
     /// Launch this scenario at once; without it the picker opens.
     pub scenario: Option<PathBuf>,
+    /// Launch this program scenario at once (`conclave run app.json`),
+    /// its flags and seed as given.
+    pub program: Option<std::sync::Arc<crate::launch::LoadedProgram>>,
     /// Seed, flags and goal for that launch.
     pub overrides: app::Overrides,
     /// Launch this fork of a recording at once instead (`conclave fork`):

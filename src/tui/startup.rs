@@ -159,8 +159,8 @@ pub(super) fn new_world(hub: Hub, opening: &Opening, remote: Option<RemoteSource
 }
 
 /// Opens what the command line asked to see first: the sweep (whose feed
-/// the loop then reads), a comparison, a replay, a run of the scenario, or
-/// else the scenario picker.
+/// the loop then reads), a comparison, a replay, a launch of the program
+/// scenario, a run of the scenario, or else the scenario picker.
 pub(super) fn open_first_view(
     app: &mut App,
     world: &mut World,
@@ -187,6 +187,9 @@ pub(super) fn open_first_view(
             output::message(&e.to_string());
             return Err(Exit::BadInput);
         }
+    } else if let Some(program) = &options.program {
+        let effects = app.launch_program(Arc::clone(program));
+        start_first_run(app, world, effects, &program.file)?;
     } else if let Some((scenario, source, overrides)) = opening.launch.clone() {
         let effects = app.launch_with(scenario, Some(source.clone()), overrides);
         start_first_run(app, world, effects, &source)?;
@@ -278,8 +281,14 @@ fn start_first_run(
 ) -> Result<(), Exit> {
     for effect in effects {
         let Effect::Launch { run, launch } = effect else {
-            if let Some(done) = world.carry_out(effect) {
-                app.done(done);
+            match world.carry_out(effect) {
+                // A program that cannot start is said on the command line.
+                Some(Done::NotStarted { why, .. }) => {
+                    output::message(&why);
+                    return Err(Exit::BadInput);
+                }
+                Some(done) => app.done(done),
+                None => {}
             }
             continue;
         };

@@ -216,6 +216,19 @@ impl App {
         self.launch_with(scenario, source, Overrides::default())
     }
 
+    /// Launch a program scenario as a new run (docs/launch.md): the
+    /// picker's Enter on it, and `conclave run app.json`.
+    pub(crate) fn launch_program(
+        &mut self,
+        program: Arc<crate::launch::LoadedProgram>,
+    ) -> Vec<Effect> {
+        self.overlay = None;
+        vec![Effect::LaunchProgram {
+            run: self.runs.next_run(),
+            program,
+        }]
+    }
+
     /// Launch with a seed, flags, goal or recording file other than the
     /// scenario's.
     pub(crate) fn launch_with(

@@ -239,13 +239,7 @@ impl App {
                 Vec::new()
             }
             Some((Item::Recording(recorded), _)) => self.open_recording(&recorded.path),
-            Some((Item::Program(program), _)) => {
-                self.overlay = None;
-                vec![Effect::LaunchProgram {
-                    run: self.runs.next_run(),
-                    program,
-                }]
-            }
+            Some((Item::Program(program), _)) => self.launch_program(program),
             Some((Item::Remote(live), _)) => {
                 self.overlay = None;
                 self.attach(&live)
