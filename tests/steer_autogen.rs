@@ -92,9 +92,34 @@ fn an_autogen_team_is_held_stepped_decided_and_stopped_through_the_watch() {
             .contains(&json!("credit, please")),
         "{finished}"
     );
+
+    // The models run: a gate before each model call, none at messages.
+    let models = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+    let (gate, view) = watch.waiting(&models, "gate");
+    assert_eq!(
+        (gate["kind"].clone(), gate["name"].clone()),
+        (json!("model_call"), json!("counter"))
+    );
+    assert_eq!(view["gates"], 1);
+    assert!(run.told().is_empty(), "a paused team called its model");
+    watch.steer(json!({"op": "step", "trace_id": models, "gates": 1}));
+    let gate = watch.wait_for("the checker's model call held", |runs| {
+        let run = runs.iter().find(|r| r["trace_id"] == models)?;
+        let first = run["waiting"].as_array()?.first()?;
+        (run["gates"] == 2).then(|| first.clone())
+    });
+    assert_eq!(gate["name"], "checker");
+    let called = run.expect("model_call");
+    assert_eq!(
+        (called["agent"].clone(), called["call"].clone()),
+        (json!("counter"), json!(1))
+    );
+    watch.steer(json!({"op": "stop", "trace_id": models}));
+    let stopped = run.expect("stopped");
+    assert_eq!(stopped["reason"], "stopped by a person");
     assert!(run.end().success());
 
-    let lines = watch.finished_runs(&[&steps, &decide]);
+    let lines = watch.finished_runs(&[&steps, &decide, &models]);
     let line = |trace: &str| {
         lines
             .iter()
@@ -103,6 +128,7 @@ fn an_autogen_team_is_held_stepped_decided_and_stopped_through_the_watch() {
             .clone()
     };
     assert_eq!(line(&steps)["steering"]["stopped"], "stopped by a person");
+    assert_eq!(line(&models)["steering"]["stopped"], "stopped by a person");
     let decided: Vec<Value> = line(&decide)["steering"]["decisions"]
         .as_array()
         .unwrap()
