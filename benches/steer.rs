@@ -4,14 +4,14 @@
 //! the Python hook keeps one per thread. Every gate goes at once. The
 //! median and the 99th percentile of 2,000 gates are printed apart;
 //! criterion times one gate. Then whole runs of 1,000 gates on a stub
-//! model, an OpenAI Agents SDK run (benches/steer_agents_run.py) and a
-//! LangGraph one (benches/steer_run.py), in the pinned frameworks the
-//! steering tests install under target/tools, each timed without the
-//! hook and with it, interleaved in one process (each round in the
-//! reverse order of the one before), medians of the wall time and of the
-//! process's CPU time printed with the hook's share and the spread of the
-//! medians (the largest less the smallest of three groups of rounds;
-//! `CONCLAVE_STEER_ROUNDS` sets the rounds). Last, how late a pause holds:
+//! model in each framework (benches/steer_agents_run.py, steer_run.py,
+//! steer_cost.py), in the pinned frameworks the steering tests install
+//! under target/tools, each timed without the hook and with it,
+//! interleaved in one process (each round in the reverse order of the
+//! one before): per adapter, the medians of the wall time and of the
+//! process's CPU time, the hook's added share, the spread of the medians
+//! (the largest less the smallest of three groups of rounds), the rounds
+//! (`CONCLAVE_STEER_ROUNDS`) and the machine's load. Last, how late a pause holds:
 //! in each of the four frameworks, a run on a model served over loopback
 //! that answers in 1 s is paused 20 times at random moments
 //! (benches/steer_pause.py); the gates that passed after each pause, and
@@ -148,10 +148,11 @@ const ROUNDS: usize = 12;
 /// LangGraph (1,000 node visits, hooked by its callback handler, where
 /// LangChain's dispatch of callbacks costs what any handler costs, so a
 /// handler that does nothing is timed too, and by `gate_node` around the
-/// node's function), PydanticAI (1,000 tool calls
-/// through `SteerToolset`) and AutoGen (a team whose runtime carries
-/// about 1,000 messages through `SteerIntervention`)
-/// (benches/steer_cost.py for the last two).
+/// node's function), PydanticAI (1,000 tool calls through
+/// `SteerToolset`) and AutoGen (a team whose runtime carries about 1,000
+/// messages through `SteerIntervention`, and a handler that does nothing;
+/// and 1,000 model calls through `SteerModel`) (benches/steer_cost.py for
+/// the last two).
 fn run_cost(addr: std::net::SocketAddr) {
     use python::Framework;
     let url = format!("http://{addr}");
@@ -162,13 +163,19 @@ fn run_cost(addr: std::net::SocketAddr) {
         .unwrap_or(ROUNDS)
         .to_string();
     let agents = [url.as_str(), "50", "19", &rounds];
-    let said = python_json(Framework::OpenAiAgents, "steer_agents_run.py", &agents);
-    print_cost("OpenAI Agents SDK, SteerHooks", &said, "with");
+    let (said, load) =
+        measured(|| python_json(Framework::OpenAiAgents, "steer_agents_run.py", &agents));
+    print_cost("OpenAI Agents SDK, SteerHooks", &said, "with", &load);
     let graph = [url.as_str(), "1000", &rounds];
-    let said = python_json(Framework::LangGraph, "steer_run.py", &graph);
-    print_cost("LangGraph, SteerCallback", &said, "with");
-    print_cost("LangGraph, a handler that does nothing", &said, "idle");
-    print_cost("LangGraph, gate_node", &said, "nodes");
+    let (said, load) = measured(|| python_json(Framework::LangGraph, "steer_run.py", &graph));
+    print_cost("LangGraph, SteerCallback", &said, "with", &load);
+    print_cost(
+        "LangGraph, a handler that does nothing",
+        &said,
+        "idle",
+        &load,
+    );
+    print_cost("LangGraph, gate_node", &said, "nodes", &load);
     for (framework, name, adapter) in [
         (
             Framework::PydanticAi,
@@ -176,13 +183,29 @@ fn run_cost(addr: std::net::SocketAddr) {
             "PydanticAI, SteerToolset",
         ),
         (Framework::AutoGen, "autogen", "AutoGen, SteerIntervention"),
+        (Framework::AutoGen, "autogen_model", "AutoGen, SteerModel"),
     ] {
-        let said = python_json(framework, "steer_cost.py", &[name, &url, &rounds]);
-        print_cost(adapter, &said, "with");
+        let (said, load) =
+            measured(|| python_json(framework, "steer_cost.py", &[name, &url, &rounds]));
+        print_cost(adapter, &said, "with", &load);
         if name == "autogen" {
-            print_cost("AutoGen, a handler that does nothing", &said, "idle");
+            print_cost("AutoGen, a handler that does nothing", &said, "idle", &load);
         }
     }
+}
+
+/// What `measure` gives, and the machine's load (one minute's average)
+/// before and after it, as `before→after`.
+fn measured<T>(measure: impl FnOnce() -> T) -> (T, String) {
+    let load = || {
+        std::fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|avg| avg.split_whitespace().next().map(str::to_string))
+            .unwrap_or_else(|| "unknown".to_string())
+    };
+    let before = load();
+    let value = measure();
+    (value, format!("{before}→{}", load()))
 }
 
 /// The medians of `said`'s runs without the hook and with it (`with`),
@@ -190,14 +213,31 @@ fn run_cost(addr: std::net::SocketAddr) {
 /// share and the spread of that share over three groups of rounds (the
 /// largest less the smallest): an effect below the spread is noise. Then
 /// the median of each round's own share (its two runs side by side, so a
-/// load that drifts from round to round cancels) and its spread.
-fn print_cost(adapter: &str, said: &serde_json::Value, with: &str) {
-    print_share(adapter, "wall", said, "without", with);
-    print_share(adapter, "CPU", said, "cpu_without", &format!("cpu_{with}"));
+/// load that drifts from round to round cancels) and its spread; last,
+/// the Python function calls of one run each way. `load`: the machine's
+/// load while they ran.
+fn print_cost(adapter: &str, said: &serde_json::Value, with: &str, load: &str) {
+    print_share(adapter, "wall", said, ["without", with], load);
+    print_share(
+        adapter,
+        "CPU",
+        said,
+        ["cpu_without", &format!("cpu_{with}")],
+        load,
+    );
+    let calls = |way: &str| said[format!("calls_{way}")].as_f64().expect("the calls");
+    let (without, hooked) = (calls("without"), calls(with));
+    println!(
+        "steer run of 1000 gates ({adapter}, stub model, nobody steering), Python function \
+         calls of one run on its own thread (a count the load does not move): without the \
+         hook {without}, with it {hooked}, added {:+.1}%",
+        (hooked / without - 1.0) * 100.0
+    );
 }
 
-/// One row of `print_cost`: `without` against `with`, measured as `clock`.
-fn print_share(adapter: &str, clock: &str, said: &serde_json::Value, without: &str, with: &str) {
+/// One row of `print_cost`: `ways[0]` (without) against `ways[1]` (with),
+/// measured as `clock`.
+fn print_share(adapter: &str, clock: &str, said: &serde_json::Value, ways: [&str; 2], load: &str) {
     let times = |key: &str| -> Vec<f64> {
         said[key]
             .as_array()
@@ -206,7 +246,7 @@ fn print_share(adapter: &str, clock: &str, said: &serde_json::Value, without: &s
             .filter_map(serde_json::Value::as_f64)
             .collect()
     };
-    let (without, hooked) = (times(without), times(with));
+    let (without, hooked) = (times(ways[0]), times(ways[1]));
     let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
@@ -231,9 +271,9 @@ fn print_share(adapter: &str, clock: &str, said: &serde_json::Value, without: &s
         .collect();
     println!(
         "steer run of 1000 gates ({adapter}, stub model, nobody steering), {clock} time, \
-         medians of {} interleaved: without the hook {:.1} ms, with it {:.1} ms ({:+.1}%, \
-         spread of the medians over three groups {:.1} points); the rounds' own shares: \
-         median {:+.1}%, spread over three groups {:.1} points",
+         {} rounds, load {load}: medians without the hook {:.1} ms, with it {:.1} ms, \
+         added {:+.1}% (spread of the medians over three groups {:.1} points); the rounds' \
+         own shares: median {:+.1}% (spread {:.1} points)",
         without.len(),
         median(without.clone()) * 1e3,
         median(hooked.clone()) * 1e3,

@@ -7,7 +7,8 @@ turns keep the run's own time from growing with the square of its turns); run wi
 hooks and with `SteerHooks`, interleaved ROUNDS times in this one
 process (each round in the reverse order of the one before). Prints one
 JSON line: the seconds of each run, both ways, on the wall clock and of
-the process's CPU (every thread's, the hook's lease poll too).
+the process's CPU (every thread's, the hook's lease poll too), and the
+Python function calls of one more run each way (benches/steer_calls.py).
 Usage: steer_agents_run.py URL TURNS CALLS ROUNDS"""
 
 import asyncio
@@ -26,6 +27,7 @@ from openai.types.responses import (
 )
 
 from conclave_steer import Steer
+from steer_calls import acounted
 from conclave_steer.openai_agents import SteerHooks
 
 url, turns, calls, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
@@ -83,6 +85,8 @@ async def main() -> None:
             times[way].append(await timed(SteerHooks(Steer(url)) if way == "with" else None))
     said = {way: [wall for wall, _ in runs] for way, runs in times.items()}
     said.update({"cpu_" + way: [cpu for _, cpu in runs] for way, runs in times.items()})
+    said["calls_without"] = await acounted(lambda: timed(None))
+    said["calls_with"] = await acounted(lambda: timed(SteerHooks(Steer(url))))
     print(json.dumps(said), flush=True)
 
 

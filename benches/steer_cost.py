@@ -2,13 +2,17 @@
 steers, on a stub model answering at once. PydanticAI: an agent whose
 model asks for 100 calls of the tool `count` at each of 10 steps, then
 answers: 1,000 tool calls, through `SteerToolset` or the plain toolset.
-AutoGen: a round robin of one assistant whose model answers at once,
-for 250 turns: about 1,000 messages the runtime carries, through
-`SteerIntervention`, a handler that does nothing, or no handler. Each run without and with the hook,
+AutoGen: a round robin of one assistant whose model answers at once
+(its context the last four messages, so a turn costs the same at the
+end as at the start), for 250 turns: about 1,000 messages the runtime
+carries, through `SteerIntervention`, a handler that does nothing, or no
+handler; and (`autogen_model`) for 1,000 turns, its model client steered
+(`SteerModel`, a gate per model call) or not. Each run without and with the hook,
 interleaved ROUNDS times in this one process (a run of its own each
 time; each round in the reverse order of the one before). Prints one
 JSON line: the seconds of each run, both ways, on the wall clock and of
-the process's CPU (every thread's, the hook's lease poll too).
+the process's CPU (every thread's, the hook's lease poll too), and the
+Python function calls of one more run each way (benches/steer_calls.py).
 Usage: steer_cost.py FRAMEWORK URL ROUNDS"""
 
 import asyncio
@@ -17,9 +21,10 @@ import sys
 import time
 
 from conclave_steer import Steer
+from steer_calls import acounted
 
 framework, url, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
-STEPS, CALLS, TURNS = 10, 100, 250
+STEPS, CALLS = 10, 100
 
 
 def count(n: int) -> str:
@@ -56,32 +61,38 @@ async def pydantic_ai(way: str) -> tuple:
     return took
 
 
-async def autogen(way: str) -> tuple:
+async def autogen(way: str, turns: int = 250) -> tuple:
     from autogen_agentchat.agents import AssistantAgent
     from autogen_agentchat.conditions import MaxMessageTermination
     from autogen_agentchat.teams import RoundRobinGroupChat
-    from autogen_core import SingleThreadedAgentRuntime
+    from autogen_core import DefaultInterventionHandler, SingleThreadedAgentRuntime
+    from autogen_core.model_context import BufferedChatCompletionContext
     from autogen_core.models import ModelFamily, ModelInfo
     from autogen_ext.models.replay import ReplayChatCompletionClient
-    from conclave_steer.autogen import SteerIntervention
+    from conclave_steer.autogen import SteerIntervention, SteerModel
 
     info = ModelInfo(vision=False, function_calling=True, json_output=False,
                      family=ModelFamily.UNKNOWN, structured_output=False)
-    from autogen_core import DefaultInterventionHandler
-
-    handlers = {"with": [SteerIntervention(Steer(url))], "idle": [DefaultInterventionHandler()],
-                "without": None}[way]
-    runtime = SingleThreadedAgentRuntime(intervention_handlers=handlers)
-    counter = AssistantAgent("counter", model_client=ReplayChatCompletionClient(
-        ["counted"] * (TURNS + 5), model_info=info))
+    handlers = {"with": [SteerIntervention(Steer(url))], "idle": [DefaultInterventionHandler()]}
+    runtime = SingleThreadedAgentRuntime(intervention_handlers=handlers.get(way))
+    model = ReplayChatCompletionClient(["counted"] * (turns + 5), model_info=info)
+    if way == "model":
+        model = SteerModel(Steer(url), model, agent="counter")
+    counter = AssistantAgent("counter", model_client=model,
+                             model_context=BufferedChatCompletionContext(buffer_size=4))
     team = RoundRobinGroupChat([counter], runtime=runtime,
-                               termination_condition=MaxMessageTermination(TURNS))
+                               termination_condition=MaxMessageTermination(turns))
     runtime.start()
     began, cpu = time.perf_counter(), time.process_time()
     await team.run(task="count")
     took = (time.perf_counter() - began, time.process_time() - cpu)
     await runtime.stop_when_idle()
     return took
+
+
+async def autogen_model(way: str) -> tuple:
+    # A gate per model call: 1,000 turns make 1,000 gates.
+    return await autogen("model" if way == "with" else way, turns=1000)
 
 
 async def main() -> None:
@@ -97,6 +108,7 @@ async def main() -> None:
             times[way].append(await run(way))
     said = {way: [wall for wall, _ in runs] for way, runs in times.items()}
     said.update({"cpu_" + way: [cpu for _, cpu in runs] for way, runs in times.items()})
+    said.update({"calls_" + way: await acounted(lambda: run(way)) for way in ways})
     print(json.dumps(said), flush=True)
 
 

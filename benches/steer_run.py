@@ -6,7 +6,8 @@ LangChain's dispatch costs any handler) and with `gate_node` around the
 node's function, interleaved ROUNDS times in this one process (each round in the reverse
 order of the one before, so no way always follows another). Prints one
 JSON line: the seconds of each run, each way, on the wall clock and of
-the process's CPU (every thread's, the hook's lease poll too).
+the process's CPU (every thread's, the hook's lease poll too), and the
+Python function calls of one more run each way (benches/steer_calls.py).
 Usage: steer_run.py URL GATES ROUNDS"""
 
 import json
@@ -21,6 +22,7 @@ from langgraph.graph import END, START, StateGraph
 
 from conclave_steer import Steer
 from conclave_steer.langgraph import SteerCallback, gate_node
+from steer_calls import counted
 
 url, gates, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 
@@ -88,4 +90,5 @@ for k in range(rounds):
         times[way].append(ways[way]())
 said = {way: [wall for wall, _ in runs] for way, runs in times.items()}
 said.update({"cpu_" + way: [cpu for _, cpu in runs] for way, runs in times.items()})
+said.update({"calls_" + way: counted(run) for way, run in ways.items()})
 print(json.dumps(said), flush=True)

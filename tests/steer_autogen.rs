@@ -17,20 +17,7 @@ fn an_autogen_team_is_held_stepped_decided_and_stopped_through_the_watch() {
     watch.steer(hold_all());
     let run = Run::start(Framework::AutoGen, "autogen_run.py", &watch.url);
 
-    let steps = run.expect("run")["trace_id"].as_str().unwrap().to_string();
-    let (gate, view) = watch.waiting(&steps, "gate");
-    assert_eq!(
-        (gate["kind"].clone(), gate["name"].clone()),
-        (json!("message"), json!("GroupChatStart"))
-    );
-    assert_eq!(view["gates"], 1);
-    assert!(run.told().is_empty(), "a paused team did something");
-    watch.steer(json!({"op": "step", "trace_id": steps, "gates": 3}));
-    let gate = watch.wait_for("the fourth message held", |runs| {
-        let run = runs.iter().find(|r| r["trace_id"] == steps)?;
-        let first = run["waiting"].as_array()?.first()?;
-        (run["gates"] == 4).then(|| first.clone())
-    });
+    let (steps, gate) = held_and_stepped(&watch, &run, ("message", "GroupChatStart"), 3);
     assert_eq!(gate["name"], "GroupChatRequestPublish");
     // Three messages passed, none of them a request to speak: no model call.
     assert!(named(&run.told(), "model_call").is_empty());
@@ -92,9 +79,21 @@ fn an_autogen_team_is_held_stepped_decided_and_stopped_through_the_watch() {
             .contains(&json!("credit, please")),
         "{finished}"
     );
+
+    // The models run: a gate before each model call, none at messages.
+    let (models, gate) = held_and_stepped(&watch, &run, ("model_call", "counter"), 1);
+    assert_eq!(gate["name"], "checker");
+    let called = run.expect("model_call");
+    assert_eq!(
+        (called["agent"].clone(), called["call"].clone()),
+        (json!("counter"), json!(1))
+    );
+    watch.steer(json!({"op": "stop", "trace_id": models}));
+    let stopped = run.expect("stopped");
+    assert_eq!(stopped["reason"], "stopped by a person");
     assert!(run.end().success());
 
-    let lines = watch.finished_runs(&[&steps, &decide]);
+    let lines = watch.finished_runs(&[&steps, &decide, &models]);
     let line = |trace: &str| {
         lines
             .iter()
@@ -103,6 +102,7 @@ fn an_autogen_team_is_held_stepped_decided_and_stopped_through_the_watch() {
             .clone()
     };
     assert_eq!(line(&steps)["steering"]["stopped"], "stopped by a person");
+    assert_eq!(line(&models)["steering"]["stopped"], "stopped by a person");
     let decided: Vec<Value> = line(&decide)["steering"]["decisions"]
         .as_array()
         .unwrap()
@@ -117,4 +117,25 @@ fn an_autogen_team_is_held_stepped_decided_and_stopped_through_the_watch() {
             .iter()
             .any(|d| d["decision"] == "answered" && d["answer"] == "credit, please")
     );
+}
+
+/// The next run `run` tells of, held at its first gate (`first`: its kind
+/// and name) with nothing done, then stepped `gates` gates: its trace id
+/// and the gate it is held at after them.
+fn held_and_stepped(watch: &Watch, run: &Run, first: (&str, &str), gates: u64) -> (String, Value) {
+    let trace = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+    let (gate, view) = watch.waiting(&trace, "gate");
+    assert_eq!(
+        (gate["kind"].clone(), gate["name"].clone()),
+        (json!(first.0), json!(first.1))
+    );
+    assert_eq!(view["gates"], 1);
+    assert!(run.told().is_empty(), "a paused team did something");
+    watch.steer(json!({"op": "step", "trace_id": trace, "gates": gates}));
+    let gate = watch.wait_for("the run held after its steps", |runs| {
+        let held = runs.iter().find(|r| r["trace_id"] == trace)?;
+        let waiting = held["waiting"].as_array()?.first()?;
+        (held["gates"] == gates + 1).then(|| waiting.clone())
+    });
+    (trace, gate)
 }

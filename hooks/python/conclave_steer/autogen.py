@@ -6,8 +6,10 @@
     team = RoundRobinGroupChat(agents, termination_condition=done | stop, runtime=runtime)
 
 A gate at every message the runtime carries (`on_send` and
-`on_publish`: the message's type, the agent it goes to or comes from);
-a tool a person approves (`guarded(steer, tool)` around an AgentChat
+`on_publish`: the message's type, the agent it goes to or comes from),
+or, where AutoGen's charge for any intervention handler matters, at
+every model call of an agent (`AssistantAgent("billing", model_client=
+SteerModel(steer, client, agent="billing"))`); a tool a person approves (`guarded(steer, tool)` around an AgentChat
 tool: a rejection is the tool's result, with the reason); a flag read
 anywhere with `steer.flag(name)`, and tools offered by a flag
 (`AssistantAgent(workbench=flagged(steer, tools, {"escalate": "legal_analyst"}))`:
@@ -17,7 +19,8 @@ a person's answer for
 (a user proxy whose question to the person is the chat's last message).
 A stop, with the team run by `run(team, task, intervention)`, drops every
 message from then on (no agent speaks, no model call starts) and raises
-`Stopped` out of `run`; else it sets the `ExternalTermination`: the team
+`Stopped` out of `run` (so does a stop at a `SteerModel`'s gate, with
+`run(team, task, *models)`); else it sets the `ExternalTermination`: the team
 ends at its next termination check, with its stop reason.
 """
 
@@ -30,6 +33,7 @@ from typing import Any, AsyncGenerator, Optional, Sequence
 
 from autogen_agentchat.agents import UserProxyAgent
 from autogen_core import CancellationToken, DefaultInterventionHandler, DropMessage, FunctionCall
+from autogen_core.models import ChatCompletionClient
 from autogen_core.tools import (
     BaseTool,
     FunctionTool,
@@ -114,6 +118,69 @@ class SteerIntervention(DefaultInterventionHandler):
     async def on_publish(self, message: Any, *, message_context: Any) -> Any:
         sender = getattr(message_context, "sender", None)
         return await self._gate(message, getattr(sender, "type", None))
+
+
+class SteerModel(ChatCompletionClient):
+    """`client`, an agent's model client, with a `model_call` gate before
+    each of its calls, named by `agent`: a pause holds the agent before its
+    next model call. AutoGen's runtime pays for any intervention handler
+    on every message it carries; a gate here costs a run nobody steers one
+    clock read per model call. A stop raises `Stopped` from the gate and
+    from every later call (no model call starts after it) and ends the
+    team under `run`, which raises `Stopped`."""
+
+    def __init__(self, steer: Steer, client: ChatCompletionClient, agent: str = "model") -> None:
+        self.steer = steer
+        self.client = client
+        self.agent = agent
+        self.stopped: Optional[str] = None
+        self.cancellation: Optional[CancellationToken] = None
+
+    async def _gate(self) -> None:
+        if self.stopped is not None:
+            raise Stopped(self.stopped)
+        # Under a lease the call passes here, with no coroutine of the hook's.
+        if self.steer._pass_leased(self.agent, self.agent):
+            return
+        try:
+            await self.steer.agate("model_call", self.agent, agent=self.agent)
+        except Stopped as stop:
+            self.stopped = stop.reason
+            if self.cancellation is not None:
+                self.cancellation.cancel()
+            raise
+
+    async def create(self, messages: Sequence[Any], **kwargs: Any) -> Any:
+        await self._gate()
+        return await self.client.create(messages, **kwargs)
+
+    async def create_stream(self, messages: Sequence[Any], **kwargs: Any) -> AsyncGenerator:
+        await self._gate()
+        async for item in self.client.create_stream(messages, **kwargs):
+            yield item
+
+    async def close(self) -> None:
+        await self.client.close()
+
+    def actual_usage(self) -> Any:
+        return self.client.actual_usage()
+
+    def total_usage(self) -> Any:
+        return self.client.total_usage()
+
+    def count_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
+        return self.client.count_tokens(messages, **kwargs)
+
+    def remaining_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
+        return self.client.remaining_tokens(messages, **kwargs)
+
+    @property
+    def capabilities(self) -> Any:
+        return self.client.capabilities
+
+    @property
+    def model_info(self) -> Any:
+        return self.client.model_info
 
 
 class _Guarded(BaseTool):
@@ -220,18 +287,26 @@ class PersonProxy(UserProxyAgent):
         return answer if answer is not None else ""
 
 
-async def run(team: Any, task: Any, intervention: SteerIntervention, **kwargs: Any) -> Any:
+async def run(team: Any, task: Any, *steering: Any, **kwargs: Any) -> Any:
     """`team.run(task=task)`, stopped from the watch as a run is: from the
-    stop no message passes (no model call starts) and `Stopped` comes out."""
+    stop no message passes (no model call starts) and `Stopped` comes out.
+    `steering`: the team's `SteerIntervention`, or its agents' `SteerModel`s."""
     token = kwargs.pop("cancellation_token", None) or CancellationToken()
-    intervention.cancellation = token
+    for hook in steering:
+        hook.cancellation = token
+
+    def stopped() -> Optional[str]:
+        return next((hook.stopped for hook in steering if hook.stopped is not None), None)
+
     try:
         return await team.run(task=task, cancellation_token=token, **kwargs)
-    except asyncio.CancelledError:
-        if intervention.stopped is None:
+    except (asyncio.CancelledError, RuntimeError):
+        # A stop at a model call also comes as the team's error.
+        reason = stopped()
+        if reason is None:
             raise
-        raise Stopped(intervention.stopped) from None
+        raise Stopped(reason) from None
 
 
-__all__ = ["FlaggedWorkbench", "PersonProxy", "SteerIntervention", "flagged", "guarded",
-           "person_input", "run"]
+__all__ = ["FlaggedWorkbench", "PersonProxy", "SteerIntervention", "SteerModel", "flagged",
+           "guarded", "person_input", "run"]
