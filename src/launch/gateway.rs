@@ -16,6 +16,12 @@ use tokio::sync::mpsc;
 /// the reports of calls still ending (a stream whose client just went).
 const REPORTS_AFTER_END: Duration = Duration::from_secs(1);
 
+/// Calls refused for a budget kept one by one (and recorded a line each);
+/// past these they are counted only. Each is answered 429 at once, so a
+/// program that keeps asking after its budget is spent would otherwise
+/// grow the launch's memory and its recording without end.
+pub(crate) const REFUSALS_KEPT: usize = 1_000;
+
 /// A budget the run went past: its name (`max_tokens`, `max_cost`,
 /// `max_calls`) and what the endpoint said of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,8 +36,11 @@ pub struct GatewayCalls {
     /// Each call sent upstream, in the order they ended, with when (ms
     /// after the launch).
     pub(crate) calls: Vec<(u64, EndpointCall)>,
-    /// Calls refused for a budget, with when and why.
+    /// The first [`REFUSALS_KEPT`] calls refused for a budget, with when
+    /// and why.
     pub(crate) refused: Vec<(u64, BudgetSpent)>,
+    /// Every call refused for a budget.
+    pub(crate) refused_calls: u64,
     /// The first budget the run went past.
     pub over: Option<BudgetSpent>,
 }
@@ -128,7 +137,10 @@ impl GatewayCalls {
                     message,
                 };
                 if refused {
-                    self.refused.push((at_ms, spent.clone()));
+                    self.refused_calls += 1;
+                    if self.refused.len() < REFUSALS_KEPT {
+                        self.refused.push((at_ms, spent.clone()));
+                    }
                 }
                 let first = self.over.is_none();
                 if first {
@@ -137,5 +149,40 @@ impl GatewayCalls {
                 first
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal() -> Report {
+        Report::Over {
+            run: "r".into(),
+            budget: "max_tokens",
+            message: "the run is past its max_tokens budget".into(),
+            refused: true,
+        }
+    }
+
+    #[test]
+    fn refusals_past_those_kept_are_counted_not_held() {
+        let mut told = GatewayCalls::default();
+        let extra = 5;
+        let firsts: Vec<bool> = (0..REFUSALS_KEPT + extra)
+            .map(|at| told.take(at as u64, refusal()))
+            .collect();
+        assert_eq!(told.refused.len(), REFUSALS_KEPT, "the first ones kept");
+        assert_eq!(told.refused_calls, (REFUSALS_KEPT + extra) as u64);
+        assert_eq!(
+            told.refused.last().map(|(at, _)| *at),
+            Some(REFUSALS_KEPT as u64 - 1)
+        );
+        assert_eq!(
+            firsts.iter().filter(|first| **first).count(),
+            1,
+            "only the first says the run is past its budget"
+        );
+        assert_eq!(told.over.map(|o| o.budget).as_deref(), Some("max_tokens"));
     }
 }

@@ -84,9 +84,9 @@ impl LaunchResult {
         };
         watch.steering = finished.steering.clone();
         if let Some(gateway) = &finished.gateway {
-            let calls: Vec<_> = gateway.calls.iter().map(|(_, c)| c.clone()).collect();
-            let refused = gateway.refused.len() as u64;
-            crate::watch::gateway_calls::count_from_gateway(&mut watch, &calls, refused);
+            let calls = gateway.calls.iter().map(|(_, call)| call);
+            let refused = gateway.refused_calls;
+            crate::watch::gateway_calls::count_from_gateway(&mut watch, calls, refused);
         }
         LaunchResult {
             run_id: finished.run_id.clone(),

@@ -9,7 +9,11 @@ use crate::gateway::endpoint::EndpointCall;
 /// `summary`'s model calls, tokens and cost, counted from `calls` (the
 /// endpoint's, in order) instead of the spans; `refused` calls were
 /// answered 429 for a budget.
-pub(crate) fn count_from_gateway(summary: &mut WatchSummary, calls: &[EndpointCall], refused: u64) {
+pub(crate) fn count_from_gateway<'a>(
+    summary: &mut WatchSummary,
+    calls: impl IntoIterator<Item = &'a EndpointCall>,
+    refused: u64,
+) {
     summary.model_calls = 0;
     summary.input_tokens = 0;
     summary.output_tokens = 0;

@@ -33,8 +33,17 @@ pub(crate) fn rebuild(path: &Path) -> Result<WatchSummary, Exit> {
     }
     let mut summary = summarise(trace, &forest, None);
     if through_gateway {
-        let calls: Vec<_> = rec.model_calls.into_iter().map(|(_, call)| call).collect();
-        super::gateway_calls::count_from_gateway(&mut summary, &calls, rec.refused_calls);
+        // A launch records its first refusals a line each and counts the
+        // rest in its summary; a recording cut before its end has only
+        // the lines.
+        let refused = rec
+            .summary
+            .as_ref()
+            .and_then(|s| s.pointer("/gateway/refused"))
+            .and_then(serde_json::Value::as_u64)
+            .map_or(rec.refused_calls, |counted| counted.max(rec.refused_calls));
+        let calls = rec.model_calls.iter().map(|(_, call)| call);
+        super::gateway_calls::count_from_gateway(&mut summary, calls, refused);
     }
     summary.recording = Some(path.display().to_string());
     super::steer::marks::with_steering(&mut summary, steering);
