@@ -1,12 +1,16 @@
 //! The agent frameworks the steering tests run, installed by the tests
 //! themselves on first use: one virtualenv per framework under
-//! target/tools, made with `python3 -m venv` and filled with `pip install
-//! -r` from the pinned requirements the watch's fixtures were captured
-//! with (tests/fixtures/watch/requirements), plus the repository's own
-//! hooks package (`pip install ./hooks/python`). Test binaries started
+//! target/tools, filled from the pinned requirements the watch's fixtures
+//! were captured with (tests/fixtures/watch/requirements), plus the
+//! repository's own hooks package (./hooks/python). Test binaries started
 //! together install each once, under a lock, into a side folder renamed
 //! into place; a changed requirements file gets a new folder. A framework
 //! that cannot be installed fails the test that needs it.
+//!
+//! The installer is `uv` (itself a pinned package, installed by pip into
+//! target/tools): on a clean clone pip took 32-38 s of CPU a framework,
+//! about 150 s of the tests' run on two cores, and uv takes 4. Where uv
+//! cannot be had or fails, pip installs as before.
 
 use super::nats::install::Lock;
 use sha2::{Digest, Sha256};
@@ -70,6 +74,9 @@ pub fn tag_of(pins: &[u8]) -> String {
     digest[..6].iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The `uv` release the tests install their frameworks with.
+const UV: &str = "0.13.9";
+
 fn install(framework: Framework, tools: &Path, home: &Path, requirements: &Path) {
     std::fs::create_dir_all(tools).expect("the tools folder under target/");
     let lock = File::create(tools.join(format!("steer-{}.lock", framework.stem()))).unwrap();
@@ -78,9 +85,116 @@ fn install(framework: Framework, tools: &Path, home: &Path, requirements: &Path)
         return;
     }
     let side = tools.join(format!("steer-{}.partial", framework.stem()));
+    // Built from a copy: an installer builds in the folder it installs
+    // from, and two frameworks may be installed at once.
+    let hooks = tools.join(format!("steer-{}.hooks-python", framework.stem()));
+    let _ = std::fs::remove_dir_all(&hooks);
+    copy_sources(&root().join("hooks/python"), &hooks);
+    let by_uv = uv(tools).and_then(|uv| {
+        let _ = std::fs::remove_dir_all(&side);
+        install_with_uv(&uv, tools, &side, requirements, &hooks)
+            .map_err(|why| eprintln!("uv could not install {}: {why}; pip will", framework.stem()))
+            .ok()
+    });
+    if by_uv.is_none() {
+        let _ = std::fs::remove_dir_all(&side);
+        install_with_pip(&side, requirements, &hooks);
+    }
+    let _ = std::fs::remove_dir_all(&hooks);
+    std::fs::rename(&side, home).expect("the virtualenv moves into place");
+}
+
+/// The tests' `uv`, installed by pip into target/tools once; `None` (and
+/// why, on stderr) where it cannot be.
+fn uv(tools: &Path) -> Option<PathBuf> {
+    let home = tools.join(format!("uv-{UV}"));
+    let binary = home.join("bin").join("uv");
+    let lock = File::create(tools.join("uv.lock")).unwrap();
+    let _held = Lock::take(&lock);
+    if binary.is_file() {
+        return Some(binary);
+    }
+    let side = tools.join(format!("uv-{UV}.partial"));
     let _ = std::fs::remove_dir_all(&side);
+    let output = Command::new("python3")
+        .args(["-m", "pip", "install", "--quiet", "--no-deps"])
+        .args(["--disable-pip-version-check", "--no-input", "--target"])
+        .arg(&side)
+        .arg(format!("uv=={UV}"))
+        .stdin(Stdio::null())
+        .output();
+    match output {
+        Ok(out) if out.status.success() && side.join("bin").join("uv").is_file() => {
+            std::fs::rename(&side, &home).expect("uv moves into place");
+            Some(binary)
+        }
+        Ok(out) => {
+            let why = String::from_utf8_lossy(&out.stderr);
+            eprintln!("pip install uv=={UV} failed ({}): {why}", out.status);
+            None
+        }
+        Err(e) => {
+            eprintln!("python3 -m pip install uv=={UV}: {e}");
+            None
+        }
+    }
+}
+
+/// A virtualenv at `side` from `requirements` and the hooks' copy, by
+/// `uv`: the system's `python3`, the system's trusted certificates, its
+/// cache beside the tools (the frameworks share most of their packages),
+/// and never a Python of uv's own.
+fn install_with_uv(
+    uv: &Path,
+    tools: &Path,
+    side: &Path,
+    requirements: &Path,
+    hooks: &Path,
+) -> Result<(), String> {
+    let command = || {
+        let mut command = Command::new(uv);
+        command
+            .env("UV_CACHE_DIR", tools.join("uv-cache"))
+            .env("UV_PYTHON_DOWNLOADS", "never")
+            .env("UV_NATIVE_TLS", "1")
+            .args(["--quiet", "--no-config"]);
+        command
+    };
+    let python = side.join("bin").join("python");
+    let steps: [(&str, Command); 2] = [
+        ("uv venv", {
+            let mut venv = command();
+            venv.args(["venv", "--python", "python3"]).arg(side);
+            venv
+        }),
+        ("uv pip install", {
+            let mut pip = command();
+            pip.args(["pip", "install", "--python"])
+                .arg(&python)
+                .arg("-r")
+                .arg(requirements)
+                .arg(hooks);
+            pip
+        }),
+    ];
+    for (what, mut step) in steps {
+        let output = step
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("{what}: {e}"))?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            return Err(format!("{what} failed ({}): {stderr}", output.status));
+        }
+    }
+    Ok(())
+}
+
+/// A virtualenv at `side` from `requirements` and the hooks' copy, by
+/// `python3 -m venv` and pip.
+fn install_with_pip(side: &Path, requirements: &Path, hooks: &Path) {
     run(
-        Command::new("python3").args(["-m", "venv"]).arg(&side),
+        Command::new("python3").args(["-m", "venv"]).arg(side),
         "python3 -m venv (install python3 and its venv module)",
     );
     let pip = || {
@@ -94,12 +208,7 @@ fn install(framework: Framework, tools: &Path, home: &Path, requirements: &Path)
         pip().arg("-r").arg(requirements),
         &format!("pip install -r {}", requirements.display()),
     );
-    // Built from a copy: pip builds in the folder it installs from, and
-    // two frameworks may be installed at once.
-    let hooks = side.join("hooks-python");
-    copy_sources(&root().join("hooks/python"), &hooks);
-    run(pip().arg(&hooks), "pip install ./hooks/python");
-    std::fs::rename(&side, home).expect("the virtualenv moves into place");
+    run(pip().arg(hooks), "pip install ./hooks/python");
 }
 
 /// Run `command` (`what` it does, for the failure), which must succeed.
