@@ -9,7 +9,7 @@
 //!
 //! The installer is `uv` (itself a pinned package, installed by pip into
 //! target/tools): on a clean clone pip took 32-38 s of CPU a framework,
-//! about 150 s of the tests' run on two cores, and uv takes 4. Where uv
+//! about 70 s of the tests' run on two cores, and uv takes 4. Where uv
 //! cannot be had or fails, pip installs as before.
 
 use super::nats::install::Lock;
