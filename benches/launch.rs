@@ -18,8 +18,11 @@
 
 #[path = "common/measure.rs"]
 mod measure;
+#[path = "common/stats.rs"]
+mod stats;
 
 use serde_json::Value;
+use stats::{group_medians, least, median, most, quartiles, verdict};
 use std::io::{BufRead, BufReader, Read, Seek};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -263,8 +266,7 @@ fn compare(direct: &[f64], launched: &[f64], bar: Option<f64>) {
         );
     }
     let added: Vec<f64> = launched.iter().zip(direct).map(|(l, d)| l - d).collect();
-    let third = added.len() / 3;
-    let groups: Vec<f64> = added.chunks(third).take(3).map(median).collect();
+    let groups = group_medians(&added);
     let (low, high) = (least(&groups), most(&groups));
     let said = bar.map_or_else(String::new, |bar| {
         format!("; bar {bar} ms: {}", verdict(median(&added) <= bar))
@@ -275,34 +277,6 @@ fn compare(direct: &[f64], launched: &[f64], bar: Option<f64>) {
         median(&added),
         high - low
     );
-}
-
-fn verdict(holds: bool) -> &'static str {
-    if holds { "holds" } else { "MISSED" }
-}
-
-fn sorted(values: &[f64]) -> Vec<f64> {
-    let mut values = values.to_vec();
-    values.sort_by(f64::total_cmp);
-    values
-}
-
-fn median(values: &[f64]) -> f64 {
-    let values = sorted(values);
-    values[values.len() / 2]
-}
-
-fn quartiles(values: &[f64]) -> (f64, f64) {
-    let values = sorted(values);
-    (values[values.len() / 4], values[values.len() * 3 / 4])
-}
-
-fn least(values: &[f64]) -> f64 {
-    values.iter().copied().fold(f64::INFINITY, f64::min)
-}
-
-fn most(values: &[f64]) -> f64 {
-    values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
 }
 
 /// The monotonic clock (the one Python's `time.monotonic_ns` reads), ns.

@@ -90,6 +90,11 @@ pub(super) async fn run(
         let (Ok(place), Ok((stream, _))) = accepted else {
             continue;
         };
+        // Each write goes out at once: a model's stream passed on piece by
+        // piece, or a gate's answer, is a small write after another, which
+        // Nagle's algorithm would hold until the client's delayed ACK
+        // (40 ms a piece on Linux).
+        let _ = stream.set_nodelay(true);
         let server = Arc::clone(&server);
         let stop = stop.clone();
         tokio::spawn(async move {
