@@ -295,6 +295,9 @@ async fn serve_http(address: &str, relaunch: Arc<[String]>) -> std::io::Result<(
     stdout.flush()?;
     loop {
         let (stream, _) = listener.accept().await?;
+        // Each event of a response stream goes out as written, not held
+        // for the client's delayed ACK.
+        let _ = stream.set_nodelay(true);
         let mcp = TowerToHyperService::new(mcp.clone());
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |request: hyper::Request<_>| {

@@ -93,6 +93,8 @@ pub async fn serve(
             let Ok((socket, _)) = listener.accept().await else {
                 return;
             };
+            // Each piece goes out as written, as a model server's does.
+            let _ = socket.set_nodelay(true);
             let (respond, requests) = (Arc::clone(&respond), Arc::clone(&requests));
             tokio::spawn(async move {
                 let _ = answer(socket, &*respond, &requests).await;
