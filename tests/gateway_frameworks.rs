@@ -156,14 +156,26 @@ fn counts_what_was_served(framework: Framework, responses_api: bool) {
     assert!((charged - cost).abs() < 1e-12, "{charged} against {cost}");
     assert_eq!(run["gateway"], json!({"failed": 0, "refused": 0}));
 
-    let recorded = std::fs::read_to_string(&record).unwrap();
+    recorded_as_served(&record, &asked, &run);
+}
+
+/// The recording at `record` holds each call as the upstream served it
+/// (`asked`), no key, and replays as the run `run` counted.
+fn recorded_as_served(record: &Path, asked: &[Asked], run: &Value) {
+    let recorded = std::fs::read_to_string(record).unwrap();
     let calls: Vec<Value> = recorded
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .filter(|l| l["type"] == "model_call")
         .collect();
     assert_eq!(calls.len(), asked.len(), "{recorded}");
-    for (call, asked) in calls.iter().zip(&asked) {
+    for (call, asked) in calls.iter().zip(asked) {
+        let api = if asked.responses {
+            "responses"
+        } else {
+            "chat.completions"
+        };
+        assert_eq!(call["api"], api, "{call}");
         assert_eq!(call["stream"], asked.stream, "{call}");
         assert_eq!(call["usage"]["input"], asked.usage().0, "{call}");
         assert_eq!(call["usage"]["output"], asked.usage().1, "{call}");
@@ -172,7 +184,7 @@ fn counts_what_was_served(framework: Framework, responses_api: bool) {
     assert!(!recorded.contains(PROGRAMS_KEY), "no key in the recording");
     let replay = Command::new(env!("CARGO_BIN_EXE_conclave"))
         .args(["replay", "--headless"])
-        .arg(&record)
+        .arg(record)
         .output()
         .unwrap();
     let replayed = result(&replay);
@@ -185,8 +197,8 @@ fn counts_what_was_served(framework: Framework, responses_api: bool) {
 /// `framework`'s program launched with `--max-tokens 50`, below what its
 /// first call spends, its calls whole (`STREAM=0`; a whole answer's usage
 /// is metered as a stream's is): the second call is refused 429, the
-/// framework raises it (`raised`, as it names the error, on the program's stderr)
-/// and the run stops `max_tokens` saying so.
+/// framework raises it (`raised`, as it names the error, on the
+/// program's stderr) and the run stops `max_tokens` saying so.
 fn stops_at_its_token_budget(framework: Framework, raised: &str) {
     let dir = tempfile::tempdir().unwrap();
     let upstream = openai_upstream::serve();
