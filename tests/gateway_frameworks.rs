@@ -11,7 +11,7 @@
 
 use crate::common::cli::result;
 use crate::common::loopback::Loopback;
-use crate::common::openai_upstream::{self, Asked, MODEL};
+use crate::common::openai_upstream::{self, Asked, MODEL, Usage};
 use crate::common::python::{Framework, python, root};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -51,7 +51,7 @@ fn program_env() -> Vec<(&'static str, &'static str)> {
 }
 
 /// A program scenario in `dir` running `framework`'s program against
-/// `upstream`, and a pricing file beside it ($1 in, $2 out a million).
+/// `upstream`, and a pricing file beside it ([`counted`]'s prices).
 fn scenario(dir: &Path, framework: Framework, upstream: &str) -> (String, String) {
     let command = json!([python(framework), program(framework)]);
     let env: serde_json::Map<String, Value> = program_env()
@@ -67,7 +67,7 @@ fn scenario(dir: &Path, framework: Framework, upstream: &str) -> (String, String
 
 fn pricing(dir: &Path) -> String {
     let pricing = dir.join("prices.json");
-    let prices = json!({MODEL: {"input": 1, "output": 2}});
+    let prices = json!({MODEL: {"input": 1, "output": 2, "cached_input": 0.5}});
     std::fs::write(&pricing, prices.to_string()).unwrap();
     pricing.display().to_string()
 }
@@ -88,12 +88,28 @@ fn lines<'a>(run: &'a Value, stream: &str) -> Vec<&'a str> {
 }
 
 /// What the upstream served, counted from its captured requests: each
-/// request, and the tokens in and out it was answered with.
-fn served(upstream: &Loopback) -> (Vec<Asked>, u64, u64) {
+/// request, and the tokens it was answered with, all told.
+fn served(upstream: &Loopback) -> (Vec<Asked>, Usage) {
     let asked: Vec<Asked> = upstream.requests().iter().map(Asked::of).collect();
-    let input = asked.iter().map(|a| a.usage().0).sum();
-    let output = asked.iter().map(|a| a.usage().1).sum();
-    (asked, input, output)
+    let sum = |part: fn(Usage) -> u64| asked.iter().map(|a| part(a.usage())).sum();
+    let usage = Usage {
+        input: sum(|u| u.input),
+        cached: sum(|u| u.cached),
+        output: sum(|u| u.output),
+    };
+    (asked, usage)
+}
+
+/// The run counted `usage`: its tokens, and its cost at $1 a million in
+/// ($0.50 cached) and $2 out.
+fn counted(run: &Value, usage: Usage) {
+    let tokens = ["input_tokens", "cached_input_tokens", "output_tokens"].map(|k| run[k].clone());
+    let served = [usage.input, usage.cached, usage.output].map(|n| json!(n));
+    assert_eq!(tokens, served, "{run}");
+    let fresh = (usage.input - usage.cached) as f64;
+    let cost = (fresh + usage.cached as f64 * 0.5 + usage.output as f64 * 2.0) / 1e6;
+    let charged = run["cost_usd"].as_f64().unwrap();
+    assert!((charged - cost).abs() < 1e-12, "{charged} against {cost}");
 }
 
 /// Every request reached the upstream with its key and nothing of the
@@ -128,7 +144,7 @@ fn counts_what_was_served(framework: Framework, responses_api: bool) {
     assert_eq!(run["status"], "ok", "{run}");
     assert_eq!(lines(&run, "stdout"), [ANSWER], "{run:#}");
 
-    let (asked, input, output) = served(&upstream);
+    let (asked, usage) = served(&upstream);
     assert_eq!(asked.len(), 2, "a tool call, then the answer: {asked:?}");
     assert!(asked[0].tool_call && !asked[1].tool_call, "{asked:?}");
     assert!(
@@ -147,15 +163,8 @@ fn counts_what_was_served(framework: Framework, responses_api: bool) {
     }
     upstream_keys_only(&upstream);
     assert_eq!(run["model_calls"], asked.len(), "{run}");
-    assert_eq!(
-        (run["input_tokens"].clone(), run["output_tokens"].clone()),
-        (json!(input), json!(output))
-    );
-    let cost = (input as f64 * 1.0 + output as f64 * 2.0) / 1e6;
-    let charged = run["cost_usd"].as_f64().unwrap();
-    assert!((charged - cost).abs() < 1e-12, "{charged} against {cost}");
+    counted(&run, usage);
     assert_eq!(run["gateway"], json!({"failed": 0, "refused": 0}));
-
     recorded_as_served(&record, &asked, &run);
 }
 
@@ -177,8 +186,12 @@ fn recorded_as_served(record: &Path, asked: &[Asked], run: &Value) {
         };
         assert_eq!(call["api"], api, "{call}");
         assert_eq!(call["stream"], asked.stream, "{call}");
-        assert_eq!(call["usage"]["input"], asked.usage().0, "{call}");
-        assert_eq!(call["usage"]["output"], asked.usage().1, "{call}");
+        let usage = asked.usage();
+        assert_eq!(call["usage"]["input"], usage.input, "{call}");
+        // A call with no cached tokens is recorded without the field.
+        let cached = call["usage"]["cached"].as_u64().unwrap_or(0);
+        assert_eq!(cached, usage.cached, "{call}");
+        assert_eq!(call["usage"]["output"], usage.output, "{call}");
     }
     assert!(!recorded.contains(UPSTREAM_KEY), "no key in the recording");
     assert!(!recorded.contains(PROGRAMS_KEY), "no key in the recording");
@@ -189,9 +202,14 @@ fn recorded_as_served(record: &Path, asked: &[Asked], run: &Value) {
         .unwrap();
     let replayed = result(&replay);
     assert_eq!(replayed["model_calls"], run["model_calls"], "{replayed}");
-    assert_eq!(replayed["input_tokens"], run["input_tokens"]);
-    assert_eq!(replayed["output_tokens"], run["output_tokens"]);
-    assert_eq!(replayed["cost_usd"], run["cost_usd"]);
+    for counted in [
+        "input_tokens",
+        "cached_input_tokens",
+        "output_tokens",
+        "cost_usd",
+    ] {
+        assert_eq!(replayed[counted], run[counted], "{counted}: {replayed}");
+    }
 }
 
 /// `framework`'s program launched with `--max-tokens 50`, below what its
@@ -219,20 +237,17 @@ fn stops_at_its_token_budget(framework: Framework, raised: &str) {
     assert_eq!(out.status.code(), Some(3), "{run:#}\n{}", stderr(&out));
     assert_eq!(run["status"], "stopped", "{run}");
     assert_eq!(run["stop_reason"], "max_tokens");
-    let (asked, input, output) = served(&upstream);
+    let (asked, usage) = served(&upstream);
     assert_eq!(asked.len(), 1, "the call past the budget never went");
     assert!(!asked[0].stream, "{asked:?}");
     upstream_keys_only(&upstream);
     assert_eq!(run["model_calls"], 1);
-    assert_eq!(
-        (run["input_tokens"].clone(), run["output_tokens"].clone()),
-        (json!(input), json!(output))
-    );
+    counted(&run, usage);
     // The refusal says not to retry it, and no framework does.
     assert_eq!(run["gateway"], json!({"failed": 0, "refused": 1}), "{run}");
     let spent = format!(
         "its max_tokens budget (--max-tokens 50 tokens) is spent ({} tokens so far)",
-        input + output
+        usage.input + usage.output
     );
     let error = run["error"].as_str().unwrap();
     assert!(error.contains(&spent), "the run names its budget: {error}");

@@ -15,9 +15,27 @@ use serde_json::{Value, json};
 pub const MODEL: &str = "test-model";
 /// The arguments of every tool call.
 pub const ARGUMENTS: &str = r#"{"city":"Paris"}"#;
-/// Tokens in and out of a tool call's answer and of a text answer.
-pub const TOOL_USAGE: (u64, u64) = (100, 20);
-pub const ANSWER_USAGE: (u64, u64) = (150, 10);
+/// The tokens an answer is served with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Usage {
+    pub input: u64,
+    /// The part of `input` served from the prompt cache.
+    pub cached: u64,
+    pub output: u64,
+}
+
+/// A tool call's tokens, and a text answer's (most of its prompt cached:
+/// the conversation so far).
+pub const TOOL_USAGE: Usage = Usage {
+    input: 100,
+    cached: 0,
+    output: 20,
+};
+pub const ANSWER_USAGE: Usage = Usage {
+    input: 150,
+    cached: 100,
+    output: 10,
+};
 /// The pieces a streamed text answer comes in, around the tool's result.
 const BEFORE: &str = "In Paris it is ";
 const AFTER: &str = ".";
@@ -47,8 +65,8 @@ impl Asked {
         }
     }
 
-    /// The tokens in and out this request was served.
-    pub fn usage(&self) -> (u64, u64) {
+    /// The tokens this request was served.
+    pub fn usage(&self) -> Usage {
         if self.tool_call {
             TOOL_USAGE
         } else {
@@ -129,12 +147,14 @@ fn sse(body: String) -> Reply {
         .header("cache-control", "no-cache")
 }
 
-fn chat_usage((input, output): (u64, u64)) -> Value {
-    json!({"prompt_tokens": input, "completion_tokens": output, "total_tokens": input + output,
-           "prompt_tokens_details": {"cached_tokens": 0}})
+fn chat_usage(usage: Usage) -> Value {
+    json!({"prompt_tokens": usage.input, "completion_tokens": usage.output,
+           "total_tokens": usage.input + usage.output,
+           "prompt_tokens_details": {"cached_tokens": usage.cached},
+           "completion_tokens_details": {"reasoning_tokens": 0}})
 }
 
-fn chat_whole(step: &Step, usage: (u64, u64)) -> Value {
+fn chat_whole(step: &Step, usage: Usage) -> Value {
     let (message, finish) = match step {
         Step::Tool(name) => (
             json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
@@ -153,7 +173,7 @@ fn chat_whole(step: &Step, usage: (u64, u64)) -> Value {
 
 /// A streamed Chat Completions answer: a chunk per piece, the finish, the
 /// usage chunk when asked for, `[DONE]`.
-fn chat_stream(step: &Step, usage: Option<(u64, u64)>) -> String {
+fn chat_stream(step: &Step, usage: Option<Usage>) -> String {
     let chunk = |delta: Value, finish: Value| {
         json!({"id": "chatcmpl-2", "object": "chat.completion.chunk", "created": 1, "model": MODEL,
                "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": null}]})
@@ -209,13 +229,14 @@ fn item(step: &Step) -> Value {
 }
 
 /// A Responses API answer in `status`, its output and usage once completed.
-fn response(step: &Step, (input, output): (u64, u64), status: &str) -> Value {
+fn response(step: &Step, usage: Usage, status: &str) -> Value {
     let done = status == "completed";
     json!({"id": "resp_1", "object": "response", "created_at": 1, "status": status, "model": MODEL,
            "output": if done { json!([item(step)]) } else { json!([]) },
-           "usage": if done { json!({"input_tokens": input, "input_tokens_details": {"cached_tokens": 0},
-               "output_tokens": output, "output_tokens_details": {"reasoning_tokens": 0},
-               "total_tokens": input + output}) } else { Value::Null },
+           "usage": if done { json!({"input_tokens": usage.input,
+               "input_tokens_details": {"cached_tokens": usage.cached},
+               "output_tokens": usage.output, "output_tokens_details": {"reasoning_tokens": 0},
+               "total_tokens": usage.input + usage.output}) } else { Value::Null },
            "error": null, "incomplete_details": null, "instructions": null, "metadata": {},
            "parallel_tool_calls": true, "temperature": 1.0, "top_p": 1.0, "tool_choice": "auto",
            "tools": [], "text": {"format": {"type": "text"}}, "truncation": "disabled"})
@@ -223,7 +244,7 @@ fn response(step: &Step, (input, output): (u64, u64), status: &str) -> Value {
 
 /// A streamed Responses API answer: its events, each named, numbered, the
 /// last `response.completed` with the usage.
-fn response_events(step: &Step, usage: (u64, u64)) -> String {
+fn response_events(step: &Step, usage: Usage) -> String {
     let whole = item(step);
     let mut events = vec![
         json!({"type": "response.created", "response": response(step, usage, "in_progress")}),
