@@ -3,11 +3,12 @@
 //! at its run's endpoint by the launch, against a loopback upstream that
 //! answers as a real server does (`common::openai_upstream`): a tool call,
 //! then the answer, streamed, with usage. The run's model calls, tokens
-//! and cost are exactly what the upstream served, counted from its
-//! captured requests; the upstream gets its own key, never the program's;
-//! a token budget below the run's need stops it by name and the framework
-//! raises the 429 it was answered. The frameworks are installed by
-//! `common::python`; each test takes a few seconds once they are.
+//! (cached ones too) and cost are exactly what the upstream served,
+//! counted from its captured requests; the upstream gets its own key,
+//! never the program's; a token budget below the run's need stops it by
+//! name and the framework raises the 429 it was answered. The frameworks
+//! are installed by `common::python`; each test takes a few seconds once
+//! they are.
 
 use crate::common::cli::result;
 use crate::common::loopback::Loopback;
