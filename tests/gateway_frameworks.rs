@@ -172,13 +172,9 @@ fn counts_what_was_served(framework: Framework, responses_api: bool) {
 /// The recording at `record` holds each call as the upstream served it
 /// (`asked`), no key, and replays as the run `run` counted.
 fn recorded_as_served(record: &Path, asked: &[Asked], run: &Value) {
-    let recorded = std::fs::read_to_string(record).unwrap();
-    let calls: Vec<Value> = recorded
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|l| l["type"] == "model_call")
-        .collect();
-    assert_eq!(calls.len(), asked.len(), "{recorded}");
+    let lines: Vec<Value> = crate::common::recorded(record);
+    let calls: Vec<&Value> = lines.iter().filter(|l| l["type"] == "model_call").collect();
+    assert_eq!(calls.len(), asked.len(), "{lines:?}");
     for (call, asked) in calls.iter().zip(asked) {
         let api = if asked.responses {
             "responses"
@@ -194,6 +190,7 @@ fn recorded_as_served(record: &Path, asked: &[Asked], run: &Value) {
         assert_eq!(cached, usage.cached, "{call}");
         assert_eq!(call["usage"]["output"], usage.output, "{call}");
     }
+    let recorded = std::fs::read_to_string(record).unwrap();
     assert!(!recorded.contains(UPSTREAM_KEY), "no key in the recording");
     assert!(!recorded.contains(PROGRAMS_KEY), "no key in the recording");
     let replay = Command::new(env!("CARGO_BIN_EXE_conclave"))
