@@ -13,6 +13,7 @@ pub mod loopback;
 pub mod messy;
 pub mod nats;
 pub mod node;
+pub mod openai_upstream;
 pub mod pty;
 pub mod python;
 pub mod real;
