@@ -6,7 +6,10 @@
 //! (cached ones too) and cost are exactly what the upstream served,
 //! counted from its captured requests; the upstream gets its own key,
 //! never the program's; a token budget below the run's need stops it by
-//! name and the framework raises the 429 it was answered. The frameworks
+//! name and the framework raises the 429 it was answered. Run again from
+//! its recording (`--cassette`) with the upstream stopped, each program
+//! gives the same answer and counts, nothing live; asked another question,
+//! its first call misses by name. The frameworks
 //! are installed by `common::python`; each test takes a few seconds once
 //! they are.
 
@@ -167,6 +170,71 @@ fn counts_what_was_served(framework: Framework, responses_api: bool) {
     counted(&run, usage);
     assert_eq!(run["gateway"], json!({"failed": 0, "refused": 0}));
     recorded_as_served(&record, &asked, &run);
+    served_from_its_recording(framework, &record, &run);
+}
+
+/// A base URL nothing listens at: the upstream, stopped.
+fn stopped_upstream() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let at = listener.local_addr().unwrap();
+    drop(listener);
+    format!("http://{at}/v1")
+}
+
+/// `framework`'s run recorded at `record` (which counted `run`), run
+/// again with `--cassette` and its upstream stopped: the same answer, the
+/// same calls, tokens and cost, none of them live. Asked another
+/// question, its first call misses by name, exit 3, and the framework
+/// raises the error it was answered.
+fn served_from_its_recording(framework: Framework, record: &Path, run: &Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, pricing) = scenario(dir.path(), framework, &stopped_upstream());
+    let again = |question: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_conclave"));
+        command
+            .args(["run", &app, "--headless", "--pricing", &pricing, "--cassette"])
+            .arg(record)
+            .env("GW_UPSTREAM_KEY", UPSTREAM_KEY)
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        if let Some(question) = question {
+            command.env("QUESTION", question);
+        }
+        command.output().unwrap()
+    };
+    let out = again(None);
+    let served = result(&out);
+    assert_eq!(out.status.code(), Some(0), "{served:#}\n{}", stderr(&out));
+    assert_eq!(lines(&served, "stdout"), [ANSWER], "{served:#}");
+    for counted in [
+        "model_calls",
+        "input_tokens",
+        "cached_input_tokens",
+        "output_tokens",
+        "cost_usd",
+    ] {
+        assert_eq!(served[counted], run[counted], "{counted}: {served}");
+    }
+    assert!(
+        stderr(&out).contains("served 2 calls from") && stderr(&out).contains(", 0 live"),
+        "{}",
+        stderr(&out)
+    );
+    let out = again(Some("What is the weather in Lyon?"));
+    let missed = result(&out);
+    assert_eq!(out.status.code(), Some(3), "{missed:#}\n{}", stderr(&out));
+    assert_eq!(missed["stop_reason"], "cassette_miss", "{missed}");
+    let said = stderr(&out);
+    assert!(
+        said.contains("cassette_miss: the recording does not hold model call 1 (")
+            && said.contains("prompt_sha256: recorded "),
+        "the miss is named: {said}"
+    );
+    let told = lines(&missed, "stderr").join("\n");
+    assert!(
+        told.contains("Error code: 400") && told.contains("does not hold model call 1 ("),
+        "the program raised the miss it was answered:\n{told}"
+    );
+    assert!(!lines(&missed, "stdout").contains(&ANSWER), "{missed:#}");
 }
 
 /// The recording at `record` holds each call as the upstream served it
