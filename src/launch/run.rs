@@ -53,6 +53,8 @@ pub struct LaunchSettings {
     /// `--max-tokens`, `--max-cost`, `--max-calls`: over the scenario's
     /// `model` budgets.
     pub budgets: Budgets,
+    /// `--cassette`: the model calls served from a recording.
+    pub cassette: Option<super::cassette::LaunchCassette>,
 }
 
 /// Why the run ended.
@@ -68,6 +70,8 @@ pub enum Ended {
     Interrupted(crate::exit::Signal),
     /// The run went past a budget of its model calls.
     Budget(BudgetSpent),
+    /// A model call the cassette does not hold: the first difference.
+    CassetteMiss(String),
 }
 
 /// A run launched and ended.
@@ -138,7 +142,8 @@ pub(crate) async fn launch_seen(
         },
     );
     let (sink, batches) = mpsc::channel(crate::watch::start::QUEUE);
-    let gateway = RunGateway::start(s, settings.budgets, settings.prices.clone())
+    let cassette = settings.cassette.as_ref().map(|c| c.endpoint());
+    let gateway = RunGateway::start(s, settings.budgets, settings.prices.clone(), cassette)
         .map_err(LaunchError::Internal)?;
     let receiving = open_receiver(sink, &steering, gateway.as_ref())
         .await
@@ -197,11 +202,12 @@ pub(crate) async fn launch_seen(
     } = live;
     let gateway = gateway.map(|g| g.told);
     if ended == Ended::Exited
-        && let Some(over) = gateway.as_ref().and_then(|g| g.over.clone())
+        && let Some(why) = gateway.as_ref().and_then(GatewayCalls::ended)
     {
-        // The program ended by itself once its budget was spent (most
-        // often raising the refusal it was answered): the budget ended it.
-        ended = Ended::Budget(over);
+        // The program ended by itself once its budget was spent or its
+        // cassette missed (most often raising the error it was
+        // answered): that ended it.
+        ended = why;
     }
     Ok(Finished {
         run_id,
@@ -261,8 +267,9 @@ impl Live {
         self.watch.take(&batch);
     }
 
-    /// Take in a report of the run's endpoint: past a budget, the program
-    /// is stopped after a grace unless it ends first.
+    /// Take in a report of the run's endpoint: past a budget or at a
+    /// cassette's miss, the program is stopped after a grace unless it
+    /// ends first.
     fn report(&mut self, report: crate::gateway::endpoint::Report) {
         let at_ms = self.now_ms();
         let Some(gateway) = self.gateway.as_mut() else {
@@ -320,9 +327,8 @@ impl Live {
                 Some(line) = self.lines.recv() => self.line(line),
                 Some(report) = report => self.report(report),
                 () = spent, if going => {
-                    let over = self.gateway.as_ref().and_then(|g| g.told.over.clone());
-                    if let Some(over) = over {
-                        self.stop(Ended::Budget(over));
+                    if let Some(why) = self.gateway.as_ref().and_then(|g| g.told.ended()) {
+                        self.stop(why);
                     }
                 }
                 () = &mut deadline, if going => self.stop(Ended::MaxSeconds),

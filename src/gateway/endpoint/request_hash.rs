@@ -1,0 +1,98 @@
+//! A request to the endpoint as a cassette matches it: the SHA-256 of its
+//! body's meaning, the JSON with every object's keys in sorted order and
+//! no whitespace, leaving out `stream_options` (how the answer is
+//! delivered, which Conclave itself may splice in, not what is asked).
+
+use crate::gateway::prompt_hash::lowercase_hex;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// The top-level fields that do not count.
+const NOT_ASKED: &[&str] = &["stream_options"];
+
+/// The request `body`'s hash, as lowercase hex.
+pub(crate) fn request_sha256(body: &Value) -> String {
+    let mut hash = Sha256::new();
+    feed(body, &mut hash, true);
+    lowercase_hex(&hash.finalize())
+}
+
+/// Write `value` into `hash` in its canonical form. The nesting is the
+/// parser's (at most 128 deep), so the recursion is bounded.
+fn feed(value: &Value, hash: &mut Sha256, top: bool) {
+    match value {
+        Value::Object(fields) => {
+            let mut keys: Vec<&String> = fields
+                .keys()
+                .filter(|key| !(top && NOT_ASKED.contains(&key.as_str())))
+                .collect();
+            keys.sort();
+            hash.update(b"{");
+            for (at, key) in keys.into_iter().enumerate() {
+                if at > 0 {
+                    hash.update(b",");
+                }
+                hash.update(Value::from(key.as_str()).to_string().as_bytes());
+                hash.update(b":");
+                feed(&fields[key], hash, false);
+            }
+            hash.update(b"}");
+        }
+        Value::Array(items) => {
+            hash.update(b"[");
+            for (at, item) in items.iter().enumerate() {
+                if at > 0 {
+                    hash.update(b",");
+                }
+                feed(item, hash, false);
+            }
+            hash.update(b"]");
+        }
+        other => hash.update(other.to_string().as_bytes()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn hash(text: &str) -> String {
+        request_sha256(&serde_json::from_str(text).unwrap())
+    }
+
+    #[test]
+    fn the_hash_is_of_what_is_asked_not_of_its_bytes() {
+        let asked = hash(r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#);
+        assert_eq!(asked.len(), 64);
+        assert_eq!(
+            asked,
+            hash(
+                "{ \"messages\" : [ {\"content\":\"hi\", \"role\":\"user\"} ],\n \"model\":\"m\" }"
+            ),
+            "key order and whitespace do not count"
+        );
+        assert_eq!(
+            hash(r#"{"model":"m","stream":true}"#),
+            hash(r#"{"stream_options":{"include_usage":true},"model":"m","stream":true}"#),
+            "stream_options does not count"
+        );
+        assert_ne!(
+            hash(r#"{"model":"m","stream":true}"#),
+            hash(r#"{"model":"m","stream":false}"#)
+        );
+        assert_ne!(
+            asked,
+            hash(r#"{"model":"m","messages":[{"role":"user","content":"ho"}]}"#)
+        );
+        assert_ne!(
+            hash(r#"{"a":{"stream_options":1}}"#),
+            hash(r#"{"a":{}}"#),
+            "only the top-level field is left out"
+        );
+        assert_ne!(
+            request_sha256(&json!([1, 2])),
+            request_sha256(&json!([2, 1]))
+        );
+    }
+}
