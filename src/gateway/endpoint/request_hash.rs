@@ -12,14 +12,16 @@ const NOT_ASKED: &[&str] = &["stream_options"];
 
 /// The request `body`'s hash, as lowercase hex.
 pub(crate) fn request_sha256(body: &Value) -> String {
-    let mut hash = Sha256::new();
-    feed(body, &mut hash, true);
-    lowercase_hex(&hash.finalize())
+    // Written whole, then hashed at once: many small updates of the hash
+    // cost more than the copy.
+    let mut canonical = Vec::new();
+    feed(body, &mut canonical, true);
+    lowercase_hex(&Sha256::digest(&canonical))
 }
 
-/// Write `value` into `hash` in its canonical form. The nesting is the
+/// Write `value` into `out` in its canonical form. The nesting is the
 /// parser's (at most 128 deep), so the recursion is bounded.
-fn feed(value: &Value, hash: &mut Sha256, top: bool) {
+fn feed(value: &Value, out: &mut Vec<u8>, top: bool) {
     match value {
         Value::Object(fields) => {
             let mut keys: Vec<&String> = fields
@@ -27,29 +29,36 @@ fn feed(value: &Value, hash: &mut Sha256, top: bool) {
                 .filter(|key| !(top && NOT_ASKED.contains(&key.as_str())))
                 .collect();
             keys.sort();
-            hash.update(b"{");
+            out.extend_from_slice(b"{");
             for (at, key) in keys.into_iter().enumerate() {
                 if at > 0 {
-                    hash.update(b",");
+                    out.extend_from_slice(b",");
                 }
-                hash.update(Value::from(key.as_str()).to_string().as_bytes());
-                hash.update(b":");
-                feed(&fields[key], hash, false);
+                write(key, out);
+                out.extend_from_slice(b":");
+                feed(&fields[key], out, false);
             }
-            hash.update(b"}");
+            out.extend_from_slice(b"}");
         }
         Value::Array(items) => {
-            hash.update(b"[");
+            out.extend_from_slice(b"[");
             for (at, item) in items.iter().enumerate() {
                 if at > 0 {
-                    hash.update(b",");
+                    out.extend_from_slice(b",");
                 }
-                feed(item, hash, false);
+                feed(item, out, false);
             }
-            hash.update(b"]");
+            out.extend_from_slice(b"]");
         }
-        other => hash.update(other.to_string().as_bytes()),
+        other => write(other, out),
     }
+}
+
+/// `value` as compact JSON, written onto `out`.
+fn write(value: &(impl serde::Serialize + ?Sized), out: &mut Vec<u8>) {
+    // Writing onto a vector cannot fail, nor can serializing a string or
+    // a value already parsed.
+    let _ = serde_json::to_writer(out, value);
 }
 
 #[cfg(test)]
