@@ -4,7 +4,8 @@
 //! counts, records and (past a budget, or at a cassette's miss) stops on
 //! them.
 
-use super::run::Ended;
+pub use super::ended::BudgetSpent;
+use super::ended::Ended;
 use super::scenario::ProgramScenario;
 use crate::gateway::endpoint::{
     Budgets, EndpointCall, EndpointCassette, EndpointConfig, Endpoints, REPORTS_QUEUE, Report,
@@ -28,14 +29,6 @@ pub(crate) const REFUSALS_KEPT: usize = 1_000;
 /// is at most 8 MiB); a call past them is recorded without its answer
 /// (`answer_not_kept`), so a cassette of the run serves the calls before.
 pub(crate) const ANSWERS_KEPT: usize = 64 * 1024 * 1024;
-
-/// A budget the run went past: its name (`max_tokens`, `max_cost`,
-/// `max_calls`) and what the endpoint said of it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BudgetSpent {
-    pub budget: String,
-    pub message: String,
-}
 
 /// What the endpoint told of a run.
 #[derive(Clone, Debug, Default)]

@@ -6,6 +6,7 @@
 //! between the watch, which it reuses, and the fronts; it never draws.
 
 pub mod cassette;
+mod ended;
 pub mod environment;
 pub mod gateway;
 pub mod headless;

@@ -5,8 +5,9 @@
 //! (its exit, `max_seconds`, a stop, a signal to Conclave) turned into
 //! how the run ended. Nothing it started is left running on any path.
 
+pub use super::ended::Ended;
 use super::environment::{Launch, new_run_id, variables};
-use super::gateway::{BudgetSpent, GatewayCalls, RunGateway};
+use super::gateway::{GatewayCalls, RunGateway};
 use super::output::{OutputLine, OutputTail, Stream};
 use super::prepare::Prepared;
 use super::process::Exited;
@@ -55,23 +56,6 @@ pub struct LaunchSettings {
     pub budgets: Budgets,
     /// `--cassette`: the model calls served from a recording.
     pub cassette: Option<super::cassette::LaunchCassette>,
-}
-
-/// Why the run ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ended {
-    /// The program exited by itself (its status says how).
-    Exited,
-    /// It ran past `max_seconds` and was stopped.
-    MaxSeconds,
-    /// A person (or the steering's stop) stopped it: why.
-    Stopped(String),
-    /// Conclave itself was told to end (Ctrl-C): the signal's number.
-    Interrupted(crate::exit::Signal),
-    /// The run went past a budget of its model calls.
-    Budget(BudgetSpent),
-    /// A model call the cassette does not hold: the first difference.
-    CassetteMiss(String),
 }
 
 /// A run launched and ended.

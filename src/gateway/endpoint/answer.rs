@@ -4,7 +4,7 @@
 //! (scrubbed of every known secret) for a cassette to serve again.
 
 use super::report::{Answered, Pending, RecordedAnswer, Reports};
-use super::serve::{PIECES_IN_FLIGHT, Served, ServedBody, lock};
+use super::served::{PIECES_IN_FLIGHT, Served, ServedBody, lock};
 use super::stream::event_end;
 use super::{Api, Refused, RunSpend, StreamMeter};
 use std::sync::{Arc, Mutex};

@@ -6,7 +6,7 @@
 //! under `--cassette-miss live`.
 
 use super::report::{EndpointCall, RecordedAnswer};
-use super::serve::{PIECES_IN_FLIGHT, Served, ServedBody};
+use super::served::{PIECES_IN_FLIGHT, Served, ServedBody};
 use super::{Api, Refused};
 use crate::cassette::MissPolicy;
 use std::sync::{Mutex, PoisonError};

@@ -10,6 +10,7 @@ mod prepare;
 mod report;
 mod request_hash;
 mod serve;
+mod served;
 mod spend;
 mod stream;
 #[cfg(test)]
@@ -23,7 +24,8 @@ pub(crate) use prepare::{prepare_hashed, usage_of_answer};
 pub(crate) use report::RecordedAnswer;
 pub(crate) use report::{EndpointCall, REPORTS_QUEUE, Report};
 pub(crate) use serve::Endpoints;
-pub(crate) use serve::{MAX_REQUEST, Served, ServedBody};
+pub(crate) use serve::MAX_REQUEST;
+pub(crate) use served::{Served, ServedBody};
 pub(crate) use spend::{Over, RunSpend};
 pub(crate) use stream::StreamMeter;
 

@@ -9,11 +9,12 @@
 use super::answer::{Ending, stream, whole};
 use super::cassette::{Asked, EndpointCassette, Serve, answer_of, miss_answer};
 use super::report::{self, Answered, EndpointCall, Pending, Report, Reports};
-use super::{Api, EndpointConfig, Over, Refused, Route, RunSpend, StreamMeter, prepare_hashed};
+use super::served::{Served, lock};
+use super::{Api, EndpointConfig, Refused, Route, RunSpend, StreamMeter, prepare_hashed};
 use crate::gateway::retry::{Failure, Next, Retrier};
 use crate::rng::RunRng;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -22,50 +23,6 @@ use tokio::sync::mpsc;
 pub(crate) const MAX_REQUEST: usize = 16 * 1024 * 1024;
 /// Runs the endpoint keeps spend for; a new run name past it is refused.
 const MAX_RUNS: usize = 4096;
-/// Pieces of a stream in flight to a slow client; the upstream is read
-/// no faster than the client takes them.
-pub(super) const PIECES_IN_FLIGHT: usize = 16;
-
-/// What the endpoint answers.
-#[derive(Debug)]
-pub(crate) struct Served {
-    pub(crate) status: u16,
-    pub(crate) content_type: String,
-    /// `x-should-retry: false` on a budget's 429: OpenAI's clients would
-    /// otherwise try again.
-    pub(crate) final_refusal: bool,
-    pub(crate) body: ServedBody,
-}
-
-#[derive(Debug)]
-pub(crate) enum ServedBody {
-    Whole(Vec<u8>),
-    /// Pieces as the upstream sent them; an `Err` is a stream the
-    /// upstream cut, which the client must see broken, not ended.
-    Stream(mpsc::Receiver<Result<Vec<u8>, String>>),
-}
-
-impl Served {
-    pub(crate) fn refusal(refused: &Refused) -> Self {
-        Served::json(refused.status, refused.body())
-    }
-
-    fn over(over: &Over) -> Self {
-        Served {
-            final_refusal: true,
-            ..Served::json(429, over.body())
-        }
-    }
-
-    pub(super) fn json(status: u16, body: Vec<u8>) -> Self {
-        Served {
-            status,
-            content_type: "application/json".to_string(),
-            final_refusal: false,
-            body: ServedBody::Whole(body),
-        }
-    }
-}
 
 /// The endpoint of every run it serves.
 #[derive(Debug)]
@@ -117,7 +74,10 @@ impl Endpoints {
     /// past. (Read by the tests for now: the run's end does not yet say
     /// them.)
     #[cfg(test)]
-    pub(crate) fn spent(&self, run: &str) -> Option<(u64, crate::bus::TokenUsage, Option<Over>)> {
+    pub(crate) fn spent(
+        &self,
+        run: &str,
+    ) -> Option<(u64, crate::bus::TokenUsage, Option<super::Over>)> {
         let spend = lock(&self.runs).get(run).cloned()?;
         let spend = lock(&spend);
         let (calls, usage) = spend.spent();
@@ -317,8 +277,4 @@ impl Endpoints {
 /// A rate limit or a server error: worth another try.
 fn retryable(status: u16) -> bool {
     status == 429 || (500..600).contains(&status)
-}
-
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
