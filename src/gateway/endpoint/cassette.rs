@@ -310,3 +310,77 @@ pub(crate) fn models_of(cassette: &EndpointCassette) -> Served {
     let body = serde_json::json!({"object": "list", "data": data});
     Served::json(200, body.to_string().into_bytes())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recorded(n: u64) -> EndpointCall {
+        EndpointCall {
+            call: Some(n),
+            api: "chat.completions".into(),
+            model: Some("m".into()),
+            status: Some(200),
+            prompt_sha256: Some(format!("{n}").repeat(64)),
+            answer: Some(RecordedAnswer::default()),
+            ..EndpointCall::default()
+        }
+    }
+
+    fn asked(number: u64, hash: &str, stream: bool) -> Asked<'_> {
+        Asked {
+            number,
+            api: Api::ChatCompletions,
+            model: Some("m"),
+            stream,
+            prompt_sha256: hash,
+        }
+    }
+
+    #[test]
+    fn call_n_is_served_from_call_n_and_the_first_difference_is_named() {
+        let one = "1".repeat(64);
+        let cassette = EndpointCassette::new(vec![recorded(1), recorded(2)], MissPolicy::Stop);
+        assert!(
+            matches!(cassette.serve(&asked(1, &one, false)), Serve::Served(c) if c.call == Some(1))
+        );
+        let Serve::Miss { words, first } = cassette.serve(&asked(2, &one, true)) else {
+            panic!("a stream where the recording has none misses");
+        };
+        assert!(first);
+        assert_eq!(
+            words,
+            "the recording does not hold model call 2 (chat.completions m): stream: recorded false, now true"
+        );
+        let Serve::Miss { first, .. } = cassette.serve(&asked(2, &"2".repeat(64), false)) else {
+            panic!("after a miss every call misses");
+        };
+        assert!(!first, "only the first miss ends the run");
+        assert_eq!(cassette.served_and_live(), (1, 0));
+
+        let live = EndpointCassette::new(vec![recorded(1)], MissPolicy::Live);
+        assert!(matches!(live.serve(&asked(1, "ab", false)), Serve::Live));
+        assert!(matches!(live.serve(&asked(2, "ab", false)), Serve::Live));
+        assert_eq!(live.served_and_live(), (0, 2));
+
+        let short = EndpointCassette::new(vec![recorded(1)], MissPolicy::Stop);
+        let Serve::Miss { words, .. } = short.serve(&asked(2, "ab", false)) else {
+            panic!("a call past the recording's misses");
+        };
+        assert_eq!(
+            words,
+            "the recording holds no model call 2 (chat.completions m): it made 1 call"
+        );
+        let mut lost = recorded(1);
+        lost.answer = None;
+        lost.answer_not_kept = Some("the stream is over 8388608 bytes".into());
+        let lost = EndpointCassette::new(vec![lost], MissPolicy::Stop);
+        let Serve::Miss { words, .. } = lost.serve(&asked(1, &one, false)) else {
+            panic!("a call whose answer was not kept cannot be served");
+        };
+        assert!(
+            words.ends_with("(the stream is over 8388608 bytes)"),
+            "{words}"
+        );
+    }
+}
