@@ -48,6 +48,14 @@ pub(crate) struct LaunchCommand {
     pub(crate) upstream_key_env: Option<String>,
     #[command(flatten)]
     pub(crate) budgets: BudgetArgs,
+    /// Serve the program's model calls from this recording of its run, in
+    /// order, asking nothing of any upstream.
+    #[arg(long, value_name = "REC.jsonl")]
+    pub(crate) cassette: Option<PathBuf>,
+    /// A call the cassette does not hold: stop the run naming the first
+    /// difference (stop), or send it to --upstream (live).
+    #[arg(long, value_enum, value_name = "stop|live", requires = "cassette")]
+    pub(crate) cassette_miss: Option<conclave::cassette::MissPolicy>,
 }
 
 /// The budgets of a launched run's model calls through its endpoint.
@@ -84,6 +92,34 @@ pub(crate) fn recording(record: Option<PathBuf>, no_record: bool) -> Recording {
     }
 }
 
+/// The cassette `--cassette PATH` names, loaded for a program whose
+/// scenario names a model (`has_model`); said on stderr and exit 2 when it
+/// cannot serve (a live miss with nowhere to go included).
+pub(crate) fn cassette_of(
+    path: Option<&Path>,
+    miss: Option<conclave::cassette::MissPolicy>,
+    has_model: bool,
+) -> Result<Option<conclave::launch::LaunchCassette>, Exit> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    if !has_model {
+        output::message(&format!(
+            "conclave: --cassette {}: the program's scenario names no `model`: a cassette \
+             serves the model calls a launched program makes through its run's endpoint",
+            path.display()
+        ));
+        return Err(Exit::BadInput);
+    }
+    let miss = miss.unwrap_or_default();
+    conclave::launch::LaunchCassette::load(path, miss)
+        .map(Some)
+        .map_err(|why| {
+            output::message(&format!("conclave: --cassette: {why}"));
+            Exit::BadInput
+        })
+}
+
 /// The program scenario at `path`, when the file is one: loaded, or the
 /// exit its errors give (said on stderr).
 pub(crate) fn program_at(path: &Path) -> Option<Result<conclave::launch::LoadedProgram, Exit>> {
@@ -98,17 +134,31 @@ pub(crate) fn program_at(path: &Path) -> Option<Result<conclave::launch::LoadedP
 impl LaunchCommand {
     /// `conclave launch`: the command line as a program scenario.
     pub(crate) fn run(self) -> Exit {
+        let live = self.cassette_miss == Some(conclave::cassette::MissPolicy::Live);
+        if live && self.upstream.is_none() {
+            output::message(
+                "conclave launch: --cassette-miss live sends a missed call to --upstream; name one",
+            );
+            return Exit::BadInput;
+        }
+        let cassette = match cassette_of(self.cassette.as_deref(), self.cassette_miss, true) {
+            Ok(cassette) => cassette,
+            Err(exit) => return exit,
+        };
+        // Served from a cassette alone, the run's endpoint has no upstream.
+        let upstream = self
+            .upstream
+            .or_else(|| cassette.as_ref().map(|_| String::new()));
         let program = match conclave::launch::prepare::from_command_line(&self.command, self.name) {
             Ok(mut program) => {
                 program.scenario.model =
-                    self.upstream
-                        .map(|upstream| conclave::launch::scenario::ModelEndpoint {
-                            upstream,
-                            key_env: self.upstream_key_env,
-                            max_tokens: None,
-                            max_cost_usd: None,
-                            max_calls: None,
-                        });
+                    upstream.map(|upstream| conclave::launch::scenario::ModelEndpoint {
+                        upstream,
+                        key_env: self.upstream_key_env,
+                        max_tokens: None,
+                        max_cost_usd: None,
+                        max_calls: None,
+                    });
                 program
             }
             Err(errors) => {
@@ -124,6 +174,7 @@ impl LaunchCommand {
             announce: true,
             breaks: self.breaks,
             budgets: self.budgets.budgets(),
+            cassette,
         };
         if !self.headless {
             output::message(

@@ -139,6 +139,14 @@ impl RunCommand {
         if !self.headless {
             return Ok(self.program_in_dashboard(program));
         }
+        let cassette = match super::launch::cassette_of(
+            self.cassette.as_deref(),
+            self.cassette_miss,
+            program.scenario.model.is_some(),
+        ) {
+            Ok(cassette) => cassette,
+            Err(exit) => return Ok(exit),
+        };
         Ok(conclave::launch::headless(
             conclave::launch::HeadlessLaunch {
                 program,
@@ -148,6 +156,7 @@ impl RunCommand {
                     prices: self.model.pricing,
                     record: false,
                     announce: true,
+                    cassette,
                     ..Default::default()
                 },
                 recording: super::launch::recording(self.record, self.screen.no_record),
@@ -159,6 +168,14 @@ impl RunCommand {
     /// program launched at once with the run's flags and seed, recorded
     /// to the runs folder unless `--no-record`.
     fn program_in_dashboard(self, mut program: conclave::launch::LoadedProgram) -> Exit {
+        if let Some(path) = &self.cassette {
+            output::message(&format!(
+                "conclave run: --cassette {}: a program's model calls are served from a \
+                 cassette with --headless",
+                path.display()
+            ));
+            return Exit::BadInput;
+        }
         if let Some(path) = &self.record {
             output::message(&format!(
                 "conclave run: --record {}: a program launched in the dashboard is recorded to \

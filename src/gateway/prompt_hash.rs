@@ -59,7 +59,7 @@ fn after_prompt(prompt: &Prompt) -> Sha256 {
 
 /// `bytes` as lowercase hex, two digits a byte: written digit by digit, as
 /// a formatted string a byte cost a model call more than its hash did.
-fn lowercase_hex(bytes: &[u8]) -> String {
+pub(crate) fn lowercase_hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut hex = String::with_capacity(bytes.len() * 2);
     for byte in bytes {

@@ -1,11 +1,14 @@
 //! A launched run's model endpoint: the gateway's endpoint on the run's
 //! own receiver, calling the scenario's `model` upstream with its key and
 //! budgets, and every call it makes or refuses told to the run, which
-//! counts, records and (past a budget) stops on them.
+//! counts, records and (past a budget, or at a cassette's miss) stops on
+//! them.
 
+pub use super::ended::BudgetSpent;
+use super::ended::Ended;
 use super::scenario::ProgramScenario;
 use crate::gateway::endpoint::{
-    Budgets, EndpointCall, EndpointConfig, Endpoints, REPORTS_QUEUE, Report,
+    Budgets, EndpointCall, EndpointCassette, EndpointConfig, Endpoints, REPORTS_QUEUE, Report,
 };
 use crate::scenario::PriceTable;
 use std::sync::Arc;
@@ -22,13 +25,10 @@ const REPORTS_AFTER_END: Duration = Duration::from_secs(1);
 /// grow the launch's memory and its recording without end.
 pub(crate) const REFUSALS_KEPT: usize = 1_000;
 
-/// A budget the run went past: its name (`max_tokens`, `max_cost`,
-/// `max_calls`) and what the endpoint said of it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BudgetSpent {
-    pub budget: String,
-    pub message: String,
-}
+/// The most bytes of answers a run keeps for its recording (each answer
+/// is at most 8 MiB); a call past them is recorded without its answer
+/// (`answer_not_kept`), so a cassette of the run serves the calls before.
+pub(crate) const ANSWERS_KEPT: usize = 64 * 1024 * 1024;
 
 /// What the endpoint told of a run.
 #[derive(Clone, Debug, Default)]
@@ -43,6 +43,10 @@ pub struct GatewayCalls {
     pub(crate) refused_calls: u64,
     /// The first budget the run went past.
     pub over: Option<BudgetSpent>,
+    /// The cassette's first miss, in words.
+    pub missed: Option<String>,
+    /// Bytes of answers kept so far.
+    answers_kept: usize,
 }
 
 /// The run's endpoint and what it has told of the run so far.
@@ -70,6 +74,7 @@ impl RunGateway {
         scenario: &ProgramScenario,
         budgets: Budgets,
         prices: Option<PriceTable>,
+        cassette: Option<Arc<EndpointCassette>>,
     ) -> Result<Option<RunGateway>, String> {
         let Some(model) = &scenario.model else {
             return Ok(None);
@@ -81,7 +86,7 @@ impl RunGateway {
             pricing: prices,
         };
         let (sender, reports) = mpsc::channel(REPORTS_QUEUE);
-        let endpoints = Endpoints::new(config)?.reporting(sender);
+        let endpoints = Endpoints::new(config)?.reporting(sender).serving(cassette);
         Ok(Some(RunGateway {
             endpoints: Some(Arc::new(endpoints)),
             reports,
@@ -120,11 +125,36 @@ impl RunGateway {
 }
 
 impl GatewayCalls {
+    /// How the endpoint ended the run, if it did: the first budget it
+    /// went past, else the cassette's miss.
+    pub(crate) fn ended(&self) -> Option<Ended> {
+        match (&self.over, &self.missed) {
+            (Some(over), _) => Some(Ended::Budget(over.clone())),
+            (None, Some(words)) => Some(Ended::CassetteMiss(words.clone())),
+            (None, None) => None,
+        }
+    }
+
+    /// Take in `report`: whether it is the first to end the run.
     fn take(&mut self, at_ms: u64, report: Report) -> bool {
         match report {
-            Report::Call(call) => {
-                self.calls.push((at_ms, call));
+            Report::Call(mut call) => {
+                let size = call.answer.as_ref().map_or(0, |a| a.len());
+                if size > 0 && self.answers_kept + size > ANSWERS_KEPT {
+                    call.answer = None;
+                    call.answer_not_kept = Some(format!(
+                        "the run's answers are over the {ANSWERS_KEPT} bytes a recording keeps"
+                    ));
+                } else {
+                    self.answers_kept += size;
+                }
+                self.calls.push((at_ms, *call));
                 false
+            }
+            Report::Missed(words) => {
+                let first = self.over.is_none() && self.missed.is_none();
+                self.missed.get_or_insert(words);
+                first
             }
             Report::Over {
                 budget,
@@ -142,8 +172,8 @@ impl GatewayCalls {
                         self.refused.push((at_ms, spent.clone()));
                     }
                 }
-                let first = self.over.is_none();
-                if first {
+                let first = self.over.is_none() && self.missed.is_none();
+                if self.over.is_none() {
                     self.over = Some(spent);
                 }
                 first

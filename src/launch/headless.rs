@@ -42,6 +42,7 @@ pub fn headless(launch_of: HeadlessLaunch) -> Exit {
     } = launch_of;
     settings.record = recording != Recording::Off;
     settings.announce = true;
+    let cassette = settings.cassette.clone();
     runtime.block_on(async move {
         let mut signals = crate::signals::Signals::new().ok();
         let finished = match launch(&program, &prepared, settings, None, signals.as_mut()).await {
@@ -68,6 +69,12 @@ pub fn headless(launch_of: HeadlessLaunch) -> Exit {
                 "conclave: cannot record the run to {}: {e}",
                 path.display()
             ));
+        }
+        if let Ended::CassetteMiss(words) = &finished.ended {
+            output::message(&format!("conclave: cassette_miss: {words}"));
+        }
+        if let Some(cassette) = &cassette {
+            output::message(&format!("conclave: {}", cassette.tally()));
         }
         output::document(&result.document());
         match finished.ended {

@@ -5,6 +5,8 @@
 //! (`run`), and its result, recording and headless printing. It sits
 //! between the watch, which it reuses, and the fronts; it never draws.
 
+pub mod cassette;
+mod ended;
 pub mod environment;
 pub mod gateway;
 pub mod headless;
@@ -19,6 +21,7 @@ pub mod scenario;
 mod start;
 pub mod sweep;
 
+pub use cassette::LaunchCassette;
 pub use headless::{HeadlessLaunch, Recording, headless};
 pub use run::LaunchSettings;
 pub use scenario::{LoadedProgram, sniff};

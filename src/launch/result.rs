@@ -45,6 +45,8 @@ pub enum LaunchStop {
     MaxCost,
     /// Past `--max-calls` (or `model.max_calls`).
     MaxCalls,
+    /// A model call its `--cassette` does not hold.
+    CassetteMiss,
 }
 
 /// The result of a launched run.
@@ -146,6 +148,7 @@ fn outcome(ended: &Ended, code: Option<i32>, signalled: bool) -> (LaunchStatus, 
                 _ => LaunchStop::MaxTokens,
             },
         ),
+        Ended::CassetteMiss(_) => (LaunchStatus::Stopped, LaunchStop::CassetteMiss),
         Ended::Exited if code == Some(0) => (LaunchStatus::Ok, LaunchStop::Completed),
         Ended::Exited if signalled => (LaunchStatus::Failed, LaunchStop::Signal),
         Ended::Exited => (LaunchStatus::Failed, LaunchStop::ExitStatus),
@@ -167,6 +170,7 @@ fn error_of(f: &Finished, status: LaunchStatus, stop: LaunchStop) -> Option<Stri
         (Ended::Stopped(reason), _) => format!("was stopped ({reason}); it "),
         (_, LaunchStop::Interrupted) => "was stopped as Conclave was interrupted; it ".into(),
         (Ended::Budget(spent), _) => format!("was stopped: {}; it ", spent.message),
+        (Ended::CassetteMiss(words), _) => format!("was stopped: cassette_miss: {words}; it "),
         _ => String::new(),
     };
     let mut error = format!("the program {why}{how}");

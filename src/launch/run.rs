@@ -5,8 +5,9 @@
 //! (its exit, `max_seconds`, a stop, a signal to Conclave) turned into
 //! how the run ended. Nothing it started is left running on any path.
 
+pub use super::ended::Ended;
 use super::environment::{Launch, new_run_id, variables};
-use super::gateway::{BudgetSpent, GatewayCalls, RunGateway};
+use super::gateway::{GatewayCalls, RunGateway};
 use super::output::{OutputLine, OutputTail, Stream};
 use super::prepare::Prepared;
 use super::process::Exited;
@@ -53,21 +54,8 @@ pub struct LaunchSettings {
     /// `--max-tokens`, `--max-cost`, `--max-calls`: over the scenario's
     /// `model` budgets.
     pub budgets: Budgets,
-}
-
-/// Why the run ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ended {
-    /// The program exited by itself (its status says how).
-    Exited,
-    /// It ran past `max_seconds` and was stopped.
-    MaxSeconds,
-    /// A person (or the steering's stop) stopped it: why.
-    Stopped(String),
-    /// Conclave itself was told to end (Ctrl-C): the signal's number.
-    Interrupted(crate::exit::Signal),
-    /// The run went past a budget of its model calls.
-    Budget(BudgetSpent),
+    /// `--cassette`: the model calls served from a recording.
+    pub cassette: Option<super::cassette::LaunchCassette>,
 }
 
 /// A run launched and ended.
@@ -138,7 +126,8 @@ pub(crate) async fn launch_seen(
         },
     );
     let (sink, batches) = mpsc::channel(crate::watch::start::QUEUE);
-    let gateway = RunGateway::start(s, settings.budgets, settings.prices.clone())
+    let cassette = settings.cassette.as_ref().map(|c| c.endpoint());
+    let gateway = RunGateway::start(s, settings.budgets, settings.prices.clone(), cassette)
         .map_err(LaunchError::Internal)?;
     let receiving = open_receiver(sink, &steering, gateway.as_ref())
         .await
@@ -197,11 +186,12 @@ pub(crate) async fn launch_seen(
     } = live;
     let gateway = gateway.map(|g| g.told);
     if ended == Ended::Exited
-        && let Some(over) = gateway.as_ref().and_then(|g| g.over.clone())
+        && let Some(why) = gateway.as_ref().and_then(GatewayCalls::ended)
     {
-        // The program ended by itself once its budget was spent (most
-        // often raising the refusal it was answered): the budget ended it.
-        ended = Ended::Budget(over);
+        // The program ended by itself once its budget was spent or its
+        // cassette missed (most often raising the error it was
+        // answered): that ended it.
+        ended = why;
     }
     Ok(Finished {
         run_id,
@@ -261,8 +251,9 @@ impl Live {
         self.watch.take(&batch);
     }
 
-    /// Take in a report of the run's endpoint: past a budget, the program
-    /// is stopped after a grace unless it ends first.
+    /// Take in a report of the run's endpoint: past a budget or at a
+    /// cassette's miss, the program is stopped after a grace unless it
+    /// ends first.
     fn report(&mut self, report: crate::gateway::endpoint::Report) {
         let at_ms = self.now_ms();
         let Some(gateway) = self.gateway.as_mut() else {
@@ -320,9 +311,8 @@ impl Live {
                 Some(line) = self.lines.recv() => self.line(line),
                 Some(report) = report => self.report(report),
                 () = spent, if going => {
-                    let over = self.gateway.as_ref().and_then(|g| g.told.over.clone());
-                    if let Some(over) = over {
-                        self.stop(Ended::Budget(over));
+                    if let Some(why) = self.gateway.as_ref().and_then(|g| g.told.ended()) {
+                        self.stop(why);
                     }
                 }
                 () = &mut deadline, if going => self.stop(Ended::MaxSeconds),

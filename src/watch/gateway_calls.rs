@@ -66,9 +66,7 @@ mod tests {
             run: "r".into(),
             api: "chat.completions".into(),
             model: Some("gpt-4o".into()),
-            answered_by: None,
             status,
-            stream: false,
             usage: usage.map(|(input, output, cost_usd)| TokenUsage {
                 input,
                 output,
@@ -76,8 +74,7 @@ mod tests {
                 ..TokenUsage::default()
             }),
             ms: 1,
-            error: None,
-            over: None,
+            ..EndpointCall::default()
         }
     }
 

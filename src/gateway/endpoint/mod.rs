@@ -4,18 +4,28 @@
 //! budgets), and the parts each call passes through (`prepare`, `spend`,
 //! `stream`). Serving it on a listener is the watch's concern.
 
+mod answer;
+mod cassette;
 mod prepare;
 mod report;
+mod request_hash;
 mod serve;
+mod served;
 mod spend;
 mod stream;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use prepare::{prepare, usage_of_answer};
+pub(crate) use cassette::{EndpointCassette, check_answer};
+#[cfg(test)]
+pub(crate) use prepare::prepare;
+pub(crate) use prepare::{prepare_hashed, usage_of_answer};
+#[cfg(test)]
+pub(crate) use report::RecordedAnswer;
 pub(crate) use report::{EndpointCall, REPORTS_QUEUE, Report};
 pub(crate) use serve::Endpoints;
-pub(crate) use serve::{MAX_REQUEST, Served, ServedBody};
+pub(crate) use serve::MAX_REQUEST;
+pub(crate) use served::{Served, ServedBody};
 pub(crate) use spend::{Over, RunSpend};
 pub(crate) use stream::StreamMeter;
 
@@ -99,6 +109,15 @@ pub(crate) enum Api {
 }
 
 impl Api {
+    /// Its name in a recording: `chat.completions`, `responses`, `models`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Api::ChatCompletions => "chat.completions",
+            Api::Responses => "responses",
+            Api::Models => "models",
+        }
+    }
+
     /// The path after the upstream's base URL.
     pub(crate) fn upstream_path(self) -> &'static str {
         match self {

@@ -20,11 +20,20 @@ pub(crate) struct Prepared {
     /// Whether the usage chunk was asked for by Conclave, not the client,
     /// and so is kept from it.
     pub(crate) strip_usage: bool,
+    /// The request's hash as a cassette matches it, when asked for.
+    pub(crate) prompt_sha256: Option<String>,
 }
 
 /// `body` of a request to `api`, checked and ready for the upstream: a 400
 /// naming the place when it is not a JSON object.
+#[cfg(test)]
 pub(crate) fn prepare(api: Api, body: &[u8]) -> Result<Prepared, Refused> {
+    prepare_hashed(api, body, false)
+}
+
+/// [`prepare`], with the request's hash when `hashed` (a run that keeps
+/// its calls, or serves them from a cassette).
+pub(crate) fn prepare_hashed(api: Api, body: &[u8], hashed: bool) -> Result<Prepared, Refused> {
     let parsed: Value = serde_json::from_slice(body).map_err(|error| {
         Refused::new(
             400,
@@ -44,6 +53,7 @@ pub(crate) fn prepare(api: Api, body: &[u8]) -> Result<Prepared, Refused> {
         .and_then(Value::as_str)
         .map(str::to_string);
     let stream = fields.get("stream").and_then(Value::as_bool) == Some(true);
+    let prompt_sha256 = hashed.then(|| super::request_hash::request_sha256(&parsed));
     let asked = fields
         .get("stream_options")
         .and_then(|o| o.get("include_usage"))
@@ -55,6 +65,7 @@ pub(crate) fn prepare(api: Api, body: &[u8]) -> Result<Prepared, Refused> {
             model,
             stream,
             strip_usage: false,
+            prompt_sha256,
         });
     }
     let body = match fields.get("stream_options") {
@@ -72,6 +83,7 @@ pub(crate) fn prepare(api: Api, body: &[u8]) -> Result<Prepared, Refused> {
         model,
         stream,
         strip_usage: true,
+        prompt_sha256,
     })
 }
 

@@ -14,9 +14,13 @@ use tokio::time::Instant;
 /// lost from the run's count and recording.
 pub(crate) const REPORTS_QUEUE: usize = 1024;
 
-/// One call sent upstream for a run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One call sent upstream for a run (or served from a cassette).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct EndpointCall {
+    /// Its number in the run (1, 2, …, in the order the endpoint took
+    /// them), by which a cassette serves it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) call: Option<u64>,
     /// The run named by the call's path.
     pub(crate) run: String,
     /// `chat.completions` or `responses`.
@@ -41,6 +45,38 @@ pub(crate) struct EndpointCall {
     /// The budget this call took the run past (`max_tokens`, `max_cost`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) over: Option<String>,
+    /// The request's hash (`request_hash`), as the program sent it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) prompt_sha256: Option<String>,
+    /// The answer as the program got it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) answer: Option<RecordedAnswer>,
+    /// Why the answer was not kept (too long, not text, the run's answers
+    /// past their bound).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) answer_not_kept: Option<String>,
+    /// Served from a cassette, not asked of the upstream.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) from_cassette: bool,
+}
+
+/// An answer as the client got it: a whole one's body, or a stream's
+/// events in order, each with its blank line.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct RecordedAnswer {
+    pub(crate) content_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) body: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) events: Vec<String>,
+}
+
+impl RecordedAnswer {
+    /// How many bytes it holds.
+    pub(crate) fn len(&self) -> usize {
+        self.body.as_ref().map_or(0, String::len)
+            + self.events.iter().map(String::len).sum::<usize>()
+    }
 }
 
 impl EndpointCall {
@@ -54,7 +90,7 @@ impl EndpointCall {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Report {
     /// A call sent upstream, once its answer has ended.
-    Call(EndpointCall),
+    Call(Box<EndpointCall>),
     /// The run is past a budget: a call just took it past, or a call was
     /// refused (`refused`) because it already was.
     Over {
@@ -63,6 +99,9 @@ pub(crate) enum Report {
         message: String,
         refused: bool,
     },
+    /// A call the cassette does not hold (`--cassette-miss stop`): the
+    /// first difference, in words.
+    Missed(String),
 }
 
 /// A call on its way: what its report will say once it ends.
@@ -73,16 +112,21 @@ pub(crate) struct Pending {
     pub(crate) model: Option<String>,
     pub(crate) stream: bool,
     pub(crate) started: Instant,
+    /// Its number in the run.
+    pub(crate) call: u64,
+    pub(crate) prompt_sha256: Option<String>,
 }
 
 impl Pending {
-    pub(crate) fn of(route: Route<'_>, model: Option<String>, stream: bool) -> Self {
+    pub(crate) fn of(route: Route<'_>, prepared: &super::prepare::Prepared, call: u64) -> Self {
         Pending {
             run: route.run.to_string(),
             api: route.api,
-            model,
-            stream,
+            model: prepared.model.clone(),
+            stream: prepared.stream,
             started: Instant::now(),
+            call,
+            prompt_sha256: prepared.prompt_sha256.clone(),
         }
     }
 
@@ -94,14 +138,10 @@ impl Pending {
             .over
             .as_ref()
             .map(|over| over_report(&self.run, over, false));
-        let call = Report::Call(EndpointCall {
+        let call = Report::Call(Box::new(EndpointCall {
+            call: Some(self.call),
             run: self.run,
-            api: match self.api {
-                Api::ChatCompletions => "chat.completions",
-                Api::Responses => "responses",
-                Api::Models => "models",
-            }
-            .to_string(),
+            api: self.api.name().to_string(),
             model: self.model,
             answered_by: answer.answered_by,
             status: answer.status,
@@ -110,7 +150,11 @@ impl Pending {
             ms: u64::try_from(ms.as_millis()).unwrap_or(u64::MAX),
             error: answer.error,
             over: answer.over.map(|o| o.budget.stop_name().to_string()),
-        });
+            prompt_sha256: self.prompt_sha256,
+            answer: answer.answer,
+            answer_not_kept: answer.answer_not_kept,
+            from_cassette: answer.from_cassette,
+        }));
         std::iter::once(call).chain(over).collect()
     }
 }
@@ -123,6 +167,9 @@ pub(crate) struct Answered {
     pub(crate) usage: Option<TokenUsage>,
     pub(crate) error: Option<String>,
     pub(crate) over: Option<Over>,
+    pub(crate) answer: Option<RecordedAnswer>,
+    pub(crate) answer_not_kept: Option<String>,
+    pub(crate) from_cassette: bool,
 }
 
 /// `run` is past `over`; `refused` when a call was refused for it.
@@ -143,6 +190,12 @@ pub(crate) struct Reports(Option<mpsc::Sender<Report>>);
 impl Reports {
     pub(crate) fn to(sender: mpsc::Sender<Report>) -> Self {
         Reports(Some(sender))
+    }
+
+    /// Whether anyone keeps the calls (and so their requests' hashes and
+    /// answers).
+    pub(crate) fn kept(&self) -> bool {
+        self.0.is_some()
     }
 
     /// Hand `reports` on, waiting for room; a run that has ended loses

@@ -2,70 +2,27 @@
 //! budgets, the request sent upstream with the upstream's key and retried
 //! as a remote model's calls are (`Retrier::remote`: a rate limit, a
 //! server error or no connection, after a jittered wait), the answer
-//! passed back as it came, whole or piece by piece, and its usage charged
-//! to the run when it ends.
+//! passed back as it came, whole or piece by piece (`answer`), and its
+//! usage charged to the run when it ends. With a cassette, a call it
+//! holds is answered from it instead, and one it does not is a miss.
 
-use super::report::{self, Answered, Pending, Report, Reports};
-use super::{Api, EndpointConfig, Over, Refused, Route, RunSpend, StreamMeter, prepare};
+use super::answer::{Ending, stream, whole};
+use super::cassette::{Asked, EndpointCassette, Serve, answer_of, miss_answer};
+use super::report::{self, Answered, EndpointCall, Pending, Report, Reports};
+use super::served::{Served, lock};
+use super::{Api, EndpointConfig, Refused, Route, RunSpend, StreamMeter, prepare_hashed};
 use crate::gateway::retry::{Failure, Next, Retrier};
 use crate::rng::RunRng;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
 /// The largest request body the endpoint takes: 16 MiB, far above any
 /// prompt a model takes.
 pub(crate) const MAX_REQUEST: usize = 16 * 1024 * 1024;
-/// The largest whole answer passed back: 8 MiB (a stream has no bound,
-/// only its events read for usage have).
-const MAX_ANSWER: usize = 8 * 1024 * 1024;
 /// Runs the endpoint keeps spend for; a new run name past it is refused.
 const MAX_RUNS: usize = 4096;
-/// Pieces of a stream in flight to a slow client; the upstream is read
-/// no faster than the client takes them.
-const PIECES_IN_FLIGHT: usize = 16;
-
-/// What the endpoint answers.
-#[derive(Debug)]
-pub(crate) struct Served {
-    pub(crate) status: u16,
-    pub(crate) content_type: String,
-    /// `x-should-retry: false` on a budget's 429: OpenAI's clients would
-    /// otherwise try again.
-    pub(crate) final_refusal: bool,
-    pub(crate) body: ServedBody,
-}
-
-#[derive(Debug)]
-pub(crate) enum ServedBody {
-    Whole(Vec<u8>),
-    /// Pieces as the upstream sent them; an `Err` is a stream the
-    /// upstream cut, which the client must see broken, not ended.
-    Stream(mpsc::Receiver<Result<Vec<u8>, String>>),
-}
-
-impl Served {
-    pub(crate) fn refusal(refused: &Refused) -> Self {
-        Served::json(refused.status, refused.body())
-    }
-
-    fn over(over: &Over) -> Self {
-        Served {
-            final_refusal: true,
-            ..Served::json(429, over.body())
-        }
-    }
-
-    fn json(status: u16, body: Vec<u8>) -> Self {
-        Served {
-            status,
-            content_type: "application/json".to_string(),
-            final_refusal: false,
-            body: ServedBody::Whole(body),
-        }
-    }
-}
 
 /// The endpoint of every run it serves.
 #[derive(Debug)]
@@ -74,6 +31,7 @@ pub(crate) struct Endpoints {
     client: reqwest::Client,
     runs: Mutex<HashMap<String, Arc<Mutex<RunSpend>>>>,
     reports: Reports,
+    cassette: Option<Arc<EndpointCassette>>,
 }
 
 impl Endpoints {
@@ -86,11 +44,16 @@ impl Endpoints {
             .connect_timeout(Duration::from_secs(10))
             .build()
             .map_err(|e| format!("no HTTP client for the upstream: {e}"))?;
+        if let Some(key) = config.key() {
+            // Masked in every answer a run keeps, should the upstream echo it.
+            crate::secrets::register(&key.0);
+        }
         Ok(Endpoints {
             config,
             client,
             runs: Mutex::default(),
             reports: Reports::default(),
+            cassette: None,
         })
     }
 
@@ -101,11 +64,20 @@ impl Endpoints {
         self
     }
 
+    /// This endpoint, serving the calls `cassette` holds from it.
+    pub(crate) fn serving(mut self, cassette: Option<Arc<EndpointCassette>>) -> Self {
+        self.cassette = cassette;
+        self
+    }
+
     /// Calls, tokens and cost of `run` so far, and the budget it went
     /// past. (Read by the tests for now: the run's end does not yet say
     /// them.)
     #[cfg(test)]
-    pub(crate) fn spent(&self, run: &str) -> Option<(u64, crate::bus::TokenUsage, Option<Over>)> {
+    pub(crate) fn spent(
+        &self,
+        run: &str,
+    ) -> Option<(u64, crate::bus::TokenUsage, Option<super::Over>)> {
         let spend = lock(&self.runs).get(run).cloned()?;
         let spend = lock(&spend);
         let (calls, usage) = spend.spent();
@@ -129,12 +101,16 @@ impl Endpoints {
     /// Answer one call to `route` with `body`.
     pub(crate) async fn call(&self, route: Route<'_>, body: &[u8]) -> Served {
         if route.api == Api::Models {
+            if let Some(cassette) = &self.cassette {
+                return super::cassette::models_of(cassette);
+            }
             return match self.send(Api::Models, None).await {
-                Ok(answer) => whole(answer, Api::Models).await.0,
+                Ok(answer) => whole(answer, Api::Models, false).await.0,
                 Err(refused) => Served::refusal(&refused),
             };
         }
-        let prepared = match prepare(route.api, body) {
+        let keep = self.reports.kept() || self.cassette.is_some();
+        let prepared = match prepare_hashed(route.api, body, keep) {
             Ok(prepared) => prepared,
             Err(refused) => return Served::refusal(&refused),
         };
@@ -146,13 +122,35 @@ impl Endpoints {
             return Served::refusal(&Refused::new(429, message));
         };
         let admitted = lock(&spend).admit();
-        if let Err(over) = admitted {
-            self.reports
-                .send([report::over_report(route.run, &over, true)])
-                .await;
-            return Served::over(&over);
+        let number = match admitted {
+            Ok(number) => number,
+            Err(over) => {
+                self.reports
+                    .send([report::over_report(route.run, &over, true)])
+                    .await;
+                return Served::over(&over);
+            }
+        };
+        let pending = Pending::of(route, &prepared, number);
+        if let Some(cassette) = &self.cassette {
+            let asked = Asked {
+                number,
+                api: route.api,
+                model: prepared.model.as_deref(),
+                stream: prepared.stream,
+                prompt_sha256: prepared.prompt_sha256.as_deref().unwrap_or_default(),
+            };
+            match cassette.serve(&asked) {
+                Serve::Served(call) => return self.served(call, &spend, pending).await,
+                Serve::Miss { words, first } => {
+                    if first {
+                        self.reports.send([Report::Missed(words.clone())]).await;
+                    }
+                    return miss_answer(&words);
+                }
+                Serve::Live => {}
+            }
         }
-        let pending = Pending::of(route, prepared.model.clone(), prepared.stream);
         let answer = match self.send(route.api, Some(prepared.body)).await {
             Ok(answer) => answer,
             Err(refused) => {
@@ -173,7 +171,7 @@ impl Endpoints {
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|v| v.starts_with("text/event-stream"));
         if !streamed {
-            let (served, mut answered) = whole(answer, route.api).await;
+            let (served, mut answered) = whole(answer, route.api, self.reports.kept()).await;
             if let Some(usage) = answered.usage {
                 let model = answered.answered_by.as_deref();
                 let (priced, over) = lock(&spend).charge(usage, model, asked.as_deref());
@@ -191,6 +189,31 @@ impl Endpoints {
             reports: self.reports.clone(),
         };
         stream(answer, meter, ending)
+    }
+
+    /// Answer a call with the recorded `call`, its recorded usage (priced
+    /// as it was) charged to the run.
+    async fn served(
+        &self,
+        call: &EndpointCall,
+        spend: &Mutex<RunSpend>,
+        pending: Pending,
+    ) -> Served {
+        let over = call
+            .usage
+            .and_then(|usage| lock(spend).charge_recorded(usage));
+        let answered = Answered {
+            status: call.status,
+            answered_by: call.answered_by.clone(),
+            usage: call.usage,
+            error: call.error.clone(),
+            over,
+            answer: call.answer.clone(),
+            answer_not_kept: None,
+            from_cassette: true,
+        };
+        self.reports.send(pending.ended(answered)).await;
+        answer_of(call)
     }
 
     /// Send a call upstream, tried again as a remote model's call is: the
@@ -254,133 +277,4 @@ impl Endpoints {
 /// A rate limit or a server error: worth another try.
 fn retryable(status: u16) -> bool {
     status == 429 || (500..600).contains(&status)
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// A whole answer passed back as it came (up to [`MAX_ANSWER`]), with how
-/// it ended: its status, the usage it counts and the model that answered.
-async fn whole(mut answer: reqwest::Response, api: Api) -> (Served, Answered) {
-    let status = answer.status().as_u16();
-    let failed = |message: String| {
-        let answered = Answered {
-            status: Some(status),
-            error: Some(message.clone()),
-            ..Answered::default()
-        };
-        (Served::refusal(&Refused::new(502, message)), answered)
-    };
-    let content_type = answer
-        .headers()
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("application/json")
-        .to_string();
-    let mut body = Vec::new();
-    loop {
-        match answer.chunk().await {
-            Ok(Some(piece)) if body.len() + piece.len() <= MAX_ANSWER => body.extend(piece),
-            Ok(Some(_)) => {
-                return failed(format!("the upstream's answer is over {MAX_ANSWER} bytes"));
-            }
-            Ok(None) => break,
-            Err(error) => {
-                return failed(format!(
-                    "the upstream's answer broke off: {}",
-                    crate::provider::openai::transport_cause(&error)
-                ));
-            }
-        }
-    }
-    let (usage, answered_by) = if (200..300).contains(&status) {
-        super::usage_of_answer(api, &body)
-    } else {
-        (None, None)
-    };
-    let served = Served {
-        status,
-        content_type,
-        final_refusal: false,
-        body: ServedBody::Whole(body),
-    };
-    let answered = Answered {
-        status: Some(status),
-        answered_by,
-        usage,
-        ..Answered::default()
-    };
-    (served, answered)
-}
-
-/// What a stream's end does: charge the run and report the call.
-struct Ending {
-    spend: Arc<Mutex<RunSpend>>,
-    asked: Option<String>,
-    pending: Pending,
-    reports: Reports,
-}
-
-/// A streamed answer passed back piece by piece as it comes, read for its
-/// usage on the way, charged to the run when it ends (or when the client
-/// goes away: what came is counted, and the upstream is no longer read).
-fn stream(mut answer: reqwest::Response, mut meter: StreamMeter, ending: Ending) -> Served {
-    let status = answer.status().as_u16();
-    let (pieces, body) = mpsc::channel(PIECES_IN_FLIGHT);
-    tokio::spawn(async move {
-        let mut error = None;
-        loop {
-            let next = match answer.chunk().await {
-                Ok(Some(piece)) => Ok(meter.feed(&piece)),
-                // Ended without saying so: cut, and the client must see
-                // it broken rather than ended.
-                Ok(None) if !meter.done() => {
-                    Err("the upstream's stream ended before it said it was done".to_string())
-                }
-                Ok(None) => break,
-                Err(error) => Err(format!(
-                    "the upstream's stream broke off: {}",
-                    crate::provider::openai::transport_cause(&error)
-                )),
-            };
-            let cut = next.is_err();
-            if let Err(why) = &next {
-                error = Some(why.clone());
-            }
-            if matches!(&next, Ok(out) if out.is_empty()) {
-                continue;
-            }
-            if pieces.send(next).await.is_err() {
-                error = Some("the client went away before the stream's end".to_string());
-                break;
-            }
-            if cut {
-                break;
-            }
-        }
-        let rest = meter.finish();
-        if !rest.is_empty() {
-            let _ = pieces.send(Ok(rest)).await;
-        }
-        let mut answered = Answered {
-            status: Some(status),
-            answered_by: meter.model().map(str::to_string),
-            error,
-            ..Answered::default()
-        };
-        if let Some(usage) = meter.usage() {
-            let asked = ending.asked.as_deref();
-            let (priced, over) = lock(&ending.spend).charge(usage, meter.model(), asked);
-            answered.usage = Some(priced);
-            answered.over = over;
-        }
-        ending.reports.send(ending.pending.ended(answered)).await;
-    });
-    Served {
-        status,
-        content_type: "text/event-stream".to_string(),
-        final_refusal: false,
-        body: ServedBody::Stream(body),
-    }
 }

@@ -88,9 +88,9 @@ impl RunSpend {
         }
     }
 
-    /// Admit one call: refused once the run is past a budget, or when it
-    /// would be one call more than `--max-calls`.
-    pub(crate) fn admit(&mut self) -> Result<(), Over> {
+    /// Admit one call, its number in the run: refused once the run is
+    /// past a budget, or when it would be one call more than `--max-calls`.
+    pub(crate) fn admit(&mut self) -> Result<u64, Over> {
         if let Some(over) = &self.over {
             return Err(over.clone());
         }
@@ -106,7 +106,7 @@ impl RunSpend {
             return Err(over);
         }
         self.calls += 1;
-        Ok(())
+        Ok(self.calls)
     }
 
     /// Add a call's `usage`, priced as `model` (what answered) or `asked`
@@ -122,6 +122,17 @@ impl RunSpend {
             .or(asked)
             .and_then(|model| pricing::price_as(model, asked, self.pricing.as_ref()));
         usage.cost_usd = price.map(|(price, _)| pricing::cost(&usage, &price));
+        let over = self.add(usage);
+        (usage, over)
+    }
+
+    /// Add a served call's `usage`, priced as it was when recorded: the
+    /// budget the run has now gone past, if it just did.
+    pub(crate) fn charge_recorded(&mut self, usage: TokenUsage) -> Option<Over> {
+        self.add(usage)
+    }
+
+    fn add(&mut self, usage: TokenUsage) -> Option<Over> {
         self.priced |= usage.cost_usd.is_some();
         self.total.input = self.total.input.saturating_add(usage.input);
         self.total.output = self.total.output.saturating_add(usage.output);
@@ -136,7 +147,7 @@ impl RunSpend {
         if newly.is_some() {
             self.over.clone_from(&newly);
         }
-        (usage, newly)
+        newly
     }
 
     /// The budget the run is past, tokens first, then dollars. Equal to a

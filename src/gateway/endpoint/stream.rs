@@ -158,7 +158,7 @@ impl StreamMeter {
 }
 
 /// Where the first event of `bytes` ends, after its blank line.
-fn event_end(bytes: &[u8]) -> Option<usize> {
+pub(super) fn event_end(bytes: &[u8]) -> Option<usize> {
     let lf = find(bytes, b"\n\n").map(|at| at + 2);
     let crlf = find(bytes, b"\r\n\r\n").map(|at| at + 4);
     match (lf, crlf) {

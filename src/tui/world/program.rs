@@ -226,6 +226,7 @@ fn finish(
         LaunchStop::MaxCost => (RunStatus::Stopped, StopReason::MaxCost),
         // The launch's own word, as its headless line says it.
         LaunchStop::MaxCalls => (RunStatus::Stopped, failed_reason("max_calls")),
+        LaunchStop::CassetteMiss => (RunStatus::Stopped, StopReason::CassetteMiss),
     };
     let error = result.error.clone().or(problem);
     ended(status, reason, &result.document(), error)

@@ -44,7 +44,7 @@ async fn next(reports: &mut mpsc::Receiver<Report>) -> Report {
 
 fn call(report: Report) -> crate::gateway::endpoint::EndpointCall {
     match report {
-        Report::Call(call) => call,
+        Report::Call(call) => *call,
         other => panic!("expected a call's report, got {other:?}"),
     }
 }
