@@ -9,8 +9,9 @@
 //!
 //! The installer is `uv` (itself a pinned package, installed by pip into
 //! target/tools): on a clean clone pip took 32-38 s of CPU a framework,
-//! about 70 s of the tests' run on two cores, and uv takes 4. Where uv
-//! cannot be had or fails, pip installs as before.
+//! about 70 s of the tests' run on two cores, and uv takes 4, and a few
+//! more to compile every module to bytecode as pip does. Where uv cannot
+//! be had or fails, pip installs as before.
 
 use super::nats::install::Lock;
 use sha2::{Digest, Sha256};
@@ -169,7 +170,11 @@ fn install_with_uv(
         }),
         ("uv pip install", {
             let mut pip = command();
-            pip.args(["pip", "install", "--python"])
+            // Every module compiled to bytecode now, as pip does: where
+            // PYTHONDONTWRITEBYTECODE is set (CI's machines set it), a
+            // module without its .pyc is compiled again by every process
+            // that imports it, 3 s of CPU for each LangGraph program.
+            pip.args(["pip", "install", "--compile-bytecode", "--python"])
                 .arg(&python)
                 .arg("-r")
                 .arg(requirements)
