@@ -192,7 +192,14 @@ fn served_from_its_recording(framework: Framework, record: &Path, run: &Value) {
     let again = |question: Option<&str>| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_conclave"));
         command
-            .args(["run", &app, "--headless", "--pricing", &pricing, "--cassette"])
+            .args([
+                "run",
+                &app,
+                "--headless",
+                "--pricing",
+                &pricing,
+                "--cassette",
+            ])
             .arg(record)
             .env("GW_UPSTREAM_KEY", UPSTREAM_KEY)
             .current_dir(env!("CARGO_MANIFEST_DIR"));
