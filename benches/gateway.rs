@@ -261,19 +261,7 @@ impl Client {
 }
 
 async fn whole_row(client: &Client, rounds: usize) {
-    let (mut direct, mut through) = (Vec::new(), Vec::new());
-    for round in 0..WARM_UP + rounds {
-        let (d, t) = if round % 2 == 0 {
-            (client.whole(false).await, client.whole(true).await)
-        } else {
-            let t = client.whole(true).await;
-            (client.whole(false).await, t)
-        };
-        if round >= WARM_UP {
-            direct.push(d);
-            through.push(t);
-        }
-    }
+    let (direct, through) = interleaved(rounds, async |through| client.whole(through).await).await;
     println!("gateway whole call, {rounds} rounds interleaved (send to the whole answer read):");
     compare(&direct, &through);
     let added_p99 = quantile(&through, 0.99) - quantile(&direct, 0.99);
@@ -287,19 +275,7 @@ async fn whole_row(client: &Client, rounds: usize) {
 }
 
 async fn stream_row(client: &Client, rounds: usize) {
-    let (mut direct, mut through) = (Vec::new(), Vec::new());
-    for round in 0..WARM_UP + rounds {
-        let (d, t) = if round % 2 == 0 {
-            (client.stream(false).await, client.stream(true).await)
-        } else {
-            let t = client.stream(true).await;
-            (client.stream(false).await, t)
-        };
-        if round >= WARM_UP {
-            direct.push(d);
-            through.push(t);
-        }
-    }
+    let (direct, through) = interleaved(rounds, async |through| client.stream(through).await).await;
     let firsts = |runs: &[(f64, f64)]| runs.iter().map(|r| r.0).collect::<Vec<_>>();
     let ends = |runs: &[(f64, f64)]| runs.iter().map(|r| r.1).collect::<Vec<_>>();
     println!(
@@ -316,6 +292,27 @@ async fn stream_row(client: &Client, rounds: usize) {
     );
     println!("gateway streamed call (send to the stream's end):");
     compare(&ends(&direct), &ends(&through));
+}
+
+/// `call` made directly and through the endpoint (`true`), interleaved,
+/// each round in the reverse order of the one before; the rounds after
+/// the warm-up are kept, each side's in order.
+async fn interleaved<T>(rounds: usize, call: impl AsyncFn(bool) -> T) -> (Vec<T>, Vec<T>) {
+    let (mut direct, mut through) = (Vec::new(), Vec::new());
+    for round in 0..WARM_UP + rounds {
+        let (d, t) = if round % 2 == 0 {
+            let d = call(false).await;
+            (d, call(true).await)
+        } else {
+            let t = call(true).await;
+            (call(false).await, t)
+        };
+        if round >= WARM_UP {
+            direct.push(d);
+            through.push(t);
+        }
+    }
+    (direct, through)
 }
 
 /// Each side's median, quartiles and p99, and each round's difference.
