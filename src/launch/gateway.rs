@@ -195,6 +195,42 @@ mod tests {
         }
     }
 
+    fn answered(bytes: usize) -> Report {
+        let answer = crate::gateway::endpoint::RecordedAnswer {
+            content_type: "application/json".into(),
+            body: (bytes > 0).then(|| "x".repeat(bytes)),
+            events: Vec::new(),
+        };
+        Report::Call(Box::new(EndpointCall {
+            answer: (bytes > 0).then_some(answer),
+            ..EndpointCall::default()
+        }))
+    }
+
+    #[test]
+    fn answers_past_the_runs_bound_are_recorded_without_them() {
+        let mut told = GatewayCalls::default();
+        let eighth = ANSWERS_KEPT / 8;
+        for at in 0..8 {
+            told.take(at, answered(eighth));
+        }
+        told.take(8, answered(1));
+        told.take(9, answered(0));
+        let kept: Vec<bool> = told.calls.iter().map(|(_, c)| c.answer.is_some()).collect();
+        assert_eq!(kept, [[true; 8].as_slice(), &[false, false]].concat());
+        assert_eq!(told.answers_kept, ANSWERS_KEPT, "exactly the bound, kept");
+        let why = told.calls[8]
+            .1
+            .answer_not_kept
+            .as_deref()
+            .unwrap_or_default();
+        assert!(why.contains("over the 67108864 bytes"), "{why}");
+        assert_eq!(
+            told.calls[9].1.answer_not_kept, None,
+            "a call with no answer is not said to have lost one"
+        );
+    }
+
     #[test]
     fn refusals_past_those_kept_are_counted_not_held() {
         let mut told = GatewayCalls::default();
