@@ -145,14 +145,14 @@ const ROUNDS: usize = 12;
 
 /// 1,000-gate runs with the hook and without, nobody steering: the
 /// OpenAI Agents SDK (50 turns of a model call and 19 tool calls),
-/// LangGraph (1,000 node visits, hooked by its callback handler, where
-/// LangChain's dispatch of callbacks costs what any handler costs, so a
-/// handler that does nothing is timed too, and by `gate_node` around the
-/// node's function), PydanticAI (1,000 tool calls through
-/// `SteerToolset`) and AutoGen (a team whose runtime carries about 1,000
-/// messages through `SteerIntervention`, and a handler that does nothing;
-/// and 1,000 model calls through `SteerModel`) (benches/steer_cost.py for
-/// the last two).
+/// LangGraph (1,000 node visits, every node gated by `steered`, and by
+/// `gate_node` around the node's function; and a callback handler that
+/// does nothing, what LangChain's dispatch costs any handler),
+/// PydanticAI (1,000 tool calls through `SteerToolset`) and AutoGen (a
+/// team whose runtime carries about 1,000 messages through
+/// `SteerIntervention` in its `handlers()`, and a handler that does
+/// nothing; and 1,000 model calls through `SteerModel`)
+/// (benches/steer_cost.py for the last two).
 fn run_cost(addr: std::net::SocketAddr) {
     use python::Framework;
     let url = format!("http://{addr}");
@@ -168,7 +168,7 @@ fn run_cost(addr: std::net::SocketAddr) {
     print_cost("OpenAI Agents SDK, SteerHooks", &said, "with", &load);
     let graph = [url.as_str(), "1000", &rounds];
     let (said, load) = measured(|| python_json(Framework::LangGraph, "steer_run.py", &graph));
-    print_cost("LangGraph, SteerCallback", &said, "with", &load);
+    print_cost("LangGraph, steered", &said, "with", &load);
     print_cost(
         "LangGraph, a handler that does nothing",
         &said,

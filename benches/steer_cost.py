@@ -73,7 +73,8 @@ async def autogen(way: str, turns: int = 250) -> tuple:
 
     info = ModelInfo(vision=False, function_calling=True, json_output=False,
                      family=ModelFamily.UNKNOWN, structured_output=False)
-    handlers = {"with": [SteerIntervention(Steer(url))], "idle": [DefaultInterventionHandler()]}
+    handlers = {"with": SteerIntervention(Steer(url)).handlers(),
+                "idle": [DefaultInterventionHandler()]}
     runtime = SingleThreadedAgentRuntime(intervention_handlers=handlers.get(way))
     model = ReplayChatCompletionClient(["counted"] * (turns + 5), model_info=info)
     if way == "model":

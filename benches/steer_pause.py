@@ -154,7 +154,7 @@ async def openai_agents(steer: Counted) -> None:
 async def langgraph(steer: Counted) -> None:
     from typing import TypedDict
     from langgraph.graph import END, START, StateGraph
-    from conclave_steer.langgraph import SteerCallback
+    from conclave_steer.langgraph import steered
 
     class State(TypedDict):
         n: int
@@ -172,8 +172,8 @@ async def langgraph(steer: Counted) -> None:
     builder.add_edge(START, "model")
     builder.add_edge("model", "count")
     builder.add_conditional_edges("count", lambda s: END if s["n"] >= CALLS else "model")
-    graph = builder.compile()
-    config = {"callbacks": [SteerCallback(steer)], "recursion_limit": 3 * CALLS}
+    graph = steered(builder.compile(), steer)
+    config = {"recursion_limit": 3 * CALLS}
     await asyncio.to_thread(graph.invoke, {"n": 0}, config)
 
 
@@ -215,7 +215,7 @@ async def autogen(steer: Counted) -> None:
                                 usage=RequestUsage(prompt_tokens=1, completion_tokens=1))
 
     intervention = SteerIntervention(steer)
-    runtime = SingleThreadedAgentRuntime(intervention_handlers=[intervention])
+    runtime = SingleThreadedAgentRuntime(intervention_handlers=intervention.handlers())
     counter = AssistantAgent("counter", model_client=Loopback([], model_info=info),
                              tools=[count])
     team = RoundRobinGroupChat([counter], runtime=runtime,

@@ -1,9 +1,10 @@
 """What the steering hook costs a LangGraph run nobody steers: one graph
 whose `agent` node calls a stub chat model (LangChain's fake, answering
 at once) and loops back until it has run GATES times (a gate before every node visit), run without the hook,
-with `SteerCallback`, with a callback handler that does nothing (what
-LangChain's dispatch costs any handler) and with `gate_node` around the
-node's function, interleaved ROUNDS times in this one process (each round in the reverse
+`steered` (every node gated, as `invoke` runs a graph), with a callback
+handler that does nothing (what LangChain's dispatch costs any handler,
+the way a callback gate would) and with `gate_node` around the node's
+function, interleaved ROUNDS times in this one process (each round in the reverse
 order of the one before, so no way always follows another). Prints one
 JSON line: the seconds of each run, each way, on the wall clock and of
 the process's CPU (every thread's, the hook's lease poll too), and the
@@ -21,7 +22,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 
 from conclave_steer import Steer
-from conclave_steer.langgraph import SteerCallback, gate_node
+from conclave_steer.langgraph import gate_node, steered
 from steer_calls import counted
 
 url, gates, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -65,7 +66,7 @@ def timed(callbacks, graph=graph):
 
 
 class Idle(BaseCallbackHandler):
-    """A handler that reads what SteerCallback reads and does nothing."""
+    """A handler that reads a chain's starts, as a gate would, and does nothing."""
 
     ignore_llm = ignore_chat_model = ignore_retriever = ignore_agent = True
     ignore_retry = ignore_custom_event = True
@@ -78,7 +79,8 @@ def gated():
 
 ways = {
     "without": lambda: timed([]),
-    "with": lambda: timed([SteerCallback(Steer(url))]),
+    # A run of its own each time: a new hook, a new trace.
+    "with": lambda: timed([], steered(graph, Steer(url))),
     "idle": lambda: timed([Idle()]),
     "nodes": lambda: timed([], gated()),
 }

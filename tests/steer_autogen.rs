@@ -139,3 +139,49 @@ fn held_and_stepped(watch: &Watch, run: &Run, first: (&str, &str), gates: u64) -
     });
     (trace, gate)
 }
+
+/// A team nobody steers, its handler given to the runtime by
+/// `handlers()`: under the run's lease the runtime calls the handler for
+/// none of its messages (what AutoGen charges every message for any
+/// handler), yet they are counted as the run's gates, and a pause pressed
+/// during a model call still holds the next message: no model call starts.
+#[test]
+fn a_handler_asleep_under_its_lease_costs_no_message_and_a_pause_still_holds_the_next() {
+    let watch = Watch::start(&[]);
+    let mut run = Run::start(Framework::AutoGen, "autogen_doze.py", &watch.url);
+    let trace = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+    let mut calls = Vec::new();
+    while calls.len() < 6 {
+        calls.push(run.expect("model_call"));
+    }
+    // The first message asked and took the lease, the next passed under
+    // it and put the handler to sleep: it was called for no other.
+    let slow = &calls[5];
+    assert_eq!(slow["asleep"], true, "{slow}");
+    assert_eq!(slow["handler_called"], 2, "{slow}");
+    watch.steer(json!({"op": "pause", "trace_id": trace}));
+    run.send("the model answered");
+    let woke = run.expect("woke");
+    assert_eq!(woke["asleep"], false, "{woke}");
+    // The very next message is held, and every message the runtime
+    // carried while the handler slept counts as a gate passed.
+    let (gate, view) = watch.waiting(&trace, "gate");
+    assert_eq!(gate["kind"], "message", "{gate}");
+    assert!(view["gates"].as_u64().unwrap() >= 20, "{view}");
+    assert!(
+        named(&run.told(), "model_call").is_empty(),
+        "a model call started after the pause"
+    );
+    watch.steer(json!({"op": "run_on", "trace_id": trace}));
+    let mut told = Vec::new();
+    let finished = loop {
+        let event = run.next();
+        if event["event"] == "finished" {
+            break event;
+        }
+        told.push(event);
+    };
+    assert_eq!(finished["messages"], 10, "{finished}");
+    assert_eq!(named(&told, "model_call").len(), 3, "{told:?}");
+    assert!(run.end().success());
+}

@@ -5,7 +5,7 @@ framework's adapter is a module of its own, imported only when used:
 
     from conclave_steer import Steer
     from conclave_steer.openai_agents import SteerHooks, guarded
-    from conclave_steer.langgraph import SteerCallback
+    from conclave_steer.langgraph import invoke, steered
 
 docs/steer.md in Conclave's repository describes the protocol and what
 each adapter holds.

@@ -2,7 +2,8 @@
 
     steer = Steer()
     stop = ExternalTermination()
-    runtime = SingleThreadedAgentRuntime(intervention_handlers=[SteerIntervention(steer, stop)])
+    runtime = SingleThreadedAgentRuntime(
+        intervention_handlers=SteerIntervention(steer, stop).handlers())
     team = RoundRobinGroupChat(agents, termination_condition=done | stop, runtime=runtime)
 
 A gate at every message the runtime carries (`on_send` and
@@ -76,13 +77,28 @@ def _agent(agent_type: Optional[str]) -> Optional[str]:
 class SteerIntervention(DefaultInterventionHandler):
     """A gate per message. A stop drops every later message when the team
     runs under `run` (which then raises `Stopped`), else ends the team
-    through `termination`."""
+    through `termination`.
+
+    Give the runtime `intervention_handlers=handler.handlers()`: while the
+    run's lease holds, the handler then leaves the runtime's list, which
+    calls it for no message until a pause, a stop or a breakpoint ends the
+    lease (AutoGen charges every message for any handler in it). In a
+    plain list it is called for every message."""
 
     def __init__(self, steer: Steer, termination: Any = None) -> None:
         self.steer = steer
         self.termination = termination
         self.stopped: Optional[str] = None
         self.cancellation: Optional[CancellationToken] = None
+        # Asleep: the run whose lease it sleeps under (see `handlers`).
+        self.asleep: Optional[str] = None
+        self.slept = self.folded = 0
+        self._listed = False
+
+    def handlers(self, *others: Any) -> list:
+        """The runtime's intervention handlers: this one, then `others`."""
+        self._listed = True
+        return _Handlers(self, others)
 
     async def _gate(self, message: Any, agent: Optional[str]) -> Any:
         if self.stopped is not None:
@@ -96,6 +112,8 @@ class SteerIntervention(DefaultInterventionHandler):
         # Under a lease the message passes here, with no coroutine of the
         # hook's to run: the runtime already pays for one per handler.
         if self.steer._pass_leased(name, agent):
+            if self._listed:
+                self.steer._doze(self)
             return message
         try:
             await self.steer.agate(kind, name, agent=agent, arguments=arguments)
@@ -118,6 +136,29 @@ class SteerIntervention(DefaultInterventionHandler):
     async def on_publish(self, message: Any, *, message_context: Any) -> Any:
         sender = getattr(message_context, "sender", None)
         return await self._gate(message, getattr(sender, "type", None))
+
+
+# An iterator with nothing left: iterating it again costs no call.
+_NONE = iter(())
+
+
+class _Handlers(list):
+    """A runtime's intervention handlers, the steering one left out while
+    it sleeps under its run's lease. The runtime walks the list for every
+    message it carries; asleep, the walk is one call, counted as a gate
+    passed."""
+
+    def __init__(self, steering: SteerIntervention, others: Sequence[Any]) -> None:
+        super().__init__((steering, *others))
+        self._steering = steering
+        self._others = tuple(others)
+
+    def __iter__(self):
+        steering = self._steering
+        if steering.asleep is None:
+            return list.__iter__(self)
+        steering.slept += 1
+        return iter(self._others) if self._others else _NONE
 
 
 class SteerModel(ChatCompletionClient):

@@ -105,6 +105,9 @@ class Steer:
         self._watching: set[str] = set()
         # Breakpoints: gates of these names (or agents) always ask.
         self._breaks: frozenset = frozenset()
+        # Per run: the adapters asleep under its lease (their framework
+        # stops calling them until it ends; see `_doze`).
+        self._asleep: dict[str, set] = {}
         # Gates passed in a run's last lease are told at the process's end.
         atexit.register(self.flush)
         self._warned: set[str] = set()
@@ -263,6 +266,7 @@ class Steer:
             return None
         body = dict(body, trace_id=trace, session=self.session)
         with self._counting:
+            self._fold(trace)
             passed = self._passed.pop(trace, 0)
         if passed:
             body["passed"] = passed
@@ -335,6 +339,11 @@ class Steer:
         if "flags" in answer:
             self._values[trace] = answer["flags"]
         self._breaks = frozenset(answer.get("breaks") or ())
+        if self._breaks and self._asleep:
+            # A breakpoint's gate asks: every gate must be seen again.
+            with self._counting:
+                for asleep in list(self._asleep):
+                    self._wake(asleep)
 
     def _fresh(self, trace: str) -> bool:
         """The run's lease holds: what the hook knows of it is current."""
@@ -365,6 +374,7 @@ class Steer:
         with self._counting:
             if not isinstance(lease, (int, float)) or lease <= 0:
                 self._lease.pop(trace, None)
+                self._wake(trace)
                 return False
             epoch = answer.get("epoch")
             if not isinstance(epoch, int):
@@ -382,25 +392,78 @@ class Steer:
     def _watch(self, trace: str, epoch: int) -> None:
         """Long poll the run's lease from `epoch` until it ends (paused,
         stopped, the watch gone) or the run passes no gate for a whole
-        poll (it ended, or waits on something slow: its next gate asks)."""
-        while True:
-            count = self._count.get(trace, 0)
-            answer = self._call({"op": "lease", "epoch": epoch}, trace, hold=False,
-                                wait=self.lease_poll)
-            if answer is not None:
-                self._told(trace, answer)
+        poll (it ended, or waits on something slow: its next gate asks).
+        Whatever ends it, the adapters asleep under the lease wake."""
+        try:
+            while True:
+                with self._counting:
+                    self._fold(trace)
+                    count = self._count.get(trace, 0)
+                answer = self._call({"op": "lease", "epoch": epoch}, trace, hold=False,
+                                    wait=self.lease_poll)
+                if answer is not None:
+                    self._told(trace, answer)
+                with self._counting:
+                    self._fold(trace)
+                    idle = self._count.get(trace, 0) == count and not self._passed.get(trace)
+                    if idle or answer is None or answer.get("status") != "go":
+                        self._lease.pop(trace, None)
+                        self._watching.discard(trace)
+                        return
+                self._leased(trace, answer)
+                epoch = answer.get("epoch", epoch)
+        finally:
             with self._counting:
-                idle = self._count.get(trace, 0) == count and not self._passed.get(trace)
-                if idle or answer is None or answer.get("status") != "go":
-                    self._lease.pop(trace, None)
-                    self._watching.discard(trace)
-                    return
-            self._leased(trace, answer)
-            epoch = answer.get("epoch", epoch)
+                self._lease.pop(trace, None)
+                self._watching.discard(trace)
+                self._wake(trace)
+
+    # -- adapters asleep under a lease ---------------------------------------
+
+    def _doze(self, adapter: Any) -> bool:
+        """Put `adapter` to sleep while the current run's lease holds: a
+        handler its framework calls for every message, however cheap its
+        gate, costs a run what the framework charges any handler, so it
+        leaves the framework's list of handlers (`adapter.asleep`, the run;
+        it counts the gates it misses in `adapter.slept`). It wakes when
+        the lease ends (a pause, a stop, the watch gone or the run idle)
+        or a breakpoint is set. Only under a lease the hook's long poll
+        keeps fresh: nothing else would wake it. Whether it sleeps."""
+        if self._breaks:
+            return False
+        trace = self.trace_id()
+        with self._counting:
+            if trace not in self._watching or not self._fresh(trace):
+                return False
+            adapter.slept = adapter.folded = 0
+            adapter.asleep = trace
+            self._asleep.setdefault(trace, set()).add(adapter)
+        return True
+
+    def _fold(self, trace: str) -> None:
+        """Count the gates the run's sleeping adapters let by (under the
+        lock: only the adapters' own thread adds to `slept`)."""
+        for adapter in self._asleep.get(trace, ()):
+            slept = adapter.slept
+            new = slept - adapter.folded
+            if new > 0:
+                adapter.folded = slept
+                self._passed[trace] = self._passed.get(trace, 0) + new
+                self._count[trace] = self._count.get(trace, 0) + new
+
+    def _wake(self, trace: str) -> None:
+        """Wake the run's sleeping adapters (under the lock): their next
+        message is a gate again."""
+        self._fold(trace)
+        for adapter in self._asleep.pop(trace, ()):
+            adapter.asleep = None
 
     def flush(self) -> None:
         """Tell the watch of the gates passed under leases and not told
         yet (at the process's end, or when a run ends)."""
+        with self._counting:
+            for trace in list(self._asleep):
+                self._fold(trace)
         for trace, passed in list(self._passed.items()):
             if passed:
                 self._call({"op": "lease"}, trace, hold=False)

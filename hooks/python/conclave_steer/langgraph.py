@@ -1,59 +1,65 @@
 """LangGraph, steered from `conclave watch`.
 
     steer = Steer()
-    graph.invoke(state, config={"callbacks": [SteerCallback(steer)]})
+    result = invoke(graph, state, config, steer)      # or steered(graph, steer).invoke(...)
 
 A gate before every node (its name; the node's input as arguments),
-from a callback handler; or, where LangChain's dispatch of callbacks
-costs too much (any handler at all adds some 10% to a run of cheap
-nodes on a stub model), from the node's own function: `builder.add_node("agent",
-gate_node(steer, agent))` costs a run nobody steers nothing measurable. A
+set in the node's own function: `steered(graph, steer)` is the compiled
+graph with each node's function gated (`gate_node` gates one), and
+`invoke` runs the graph steered. A run nobody steers pays a clock read
+per node, where any LangChain callback handler at all would add some
+10% to a run of cheap nodes on a stub model. A
 flag read in a conditional edge (`steer.flag("legal_analyst")`); a tool
 a person approves (`guarded(steer, fn)` around the function before
 `@tool`: a rejection is the tool's answer, with the reason); `interrupt()`
 answered by a person (`invoke(graph, state, config, steer)` resumes the
 graph with `Command(resume=answer)` until it finishes; unanswered, the
 run stays interrupted and its result is returned). A stop raises
-`Stopped` out of `invoke`.
+`Stopped` out of the node, and out of `invoke`.
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 from typing import Any
-from uuid import UUID
-
-from langchain_core.callbacks import BaseCallbackHandler
 
 from .client import Steer
 
+# A graph `steered` made, so that steering it again changes nothing.
+_STEERED = "_conclave_steered"
 
-class SteerCallback(BaseCallbackHandler):
-    """A gate before every LangGraph node."""
 
-    raise_error = True
-    run_inline = True
-    # Only the chains' starts are read: every other event passes it by.
-    ignore_llm = True
-    ignore_chat_model = True
-    ignore_retriever = True
-    ignore_agent = True
-    ignore_retry = True
-    ignore_custom_event = True
+def steered(graph: Any, steer: Steer) -> Any:
+    """A copy of `graph` (a compiled graph) with a `node` gate before each
+    of its nodes, named as the graph names them, the node's input as the
+    arguments; a subgraph added as a node has its own nodes gated too."""
+    if getattr(graph, _STEERED, None) is steer:
+        return graph
+    from langgraph._internal._runnable import RunnableCallable
+    from langgraph.pregel import Pregel
 
-    def __init__(self, steer: Steer) -> None:
-        self.steer = steer
-
-    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID,
-                       parent_run_id: Any = None, tags: Any = None,
-                       metadata: Any = None, **kwargs: Any) -> None:
-        node = (metadata or {}).get("langgraph_node")
-        # A node's own run, not the runnables inside it.
-        if node is None or kwargs.get("name") != node:
-            return
-        # The node's input is read only when the gate asks (not under a lease).
-        self.steer.gate("node", str(node), agent=str(node), arguments=lambda: _brief(inputs))
+    nodes = {}
+    for name, node in graph.nodes.items():
+        bound = node.bound
+        if name.startswith("__"):
+            nodes[name] = node
+        elif isinstance(bound, RunnableCallable):
+            gated = copy.copy(bound)
+            if bound.func is not None:
+                gated.func = gate_node(steer, bound.func, name)
+            if bound.afunc is not None:
+                gated.afunc = gate_node(steer, bound.afunc, name)
+            nodes[name] = node.copy({"bound": gated})
+        elif isinstance(bound, Pregel):
+            inner = steered(bound, steer)
+            nodes[name] = node.copy({"bound": inner, "subgraphs": [inner]})
+        else:
+            nodes[name] = node
+    graph = graph.copy({"nodes": nodes})
+    setattr(graph, _STEERED, steer)
+    return graph
 
 
 def gate_node(steer: Steer, fn, name: Any = None):
@@ -108,11 +114,12 @@ def guarded(steer: Steer, fn):
 
 
 def invoke(graph: Any, state: Any, config: Any, steer: Steer) -> Any:
-    """`graph.invoke`, every `interrupt()` answered by a person through the
-    watch (a checkpointer and a thread id in `config` are needed, as for
-    any interrupt)."""
+    """`graph.invoke` of the graph `steered`, every `interrupt()` answered
+    by a person through the watch (a checkpointer and a thread id in
+    `config` are needed, as for any interrupt)."""
     from langgraph.types import Command
 
+    graph = steered(graph, steer)
     result = graph.invoke(state, config)
     while isinstance(result, dict) and result.get("__interrupt__"):
         asked = result["__interrupt__"][0].value
