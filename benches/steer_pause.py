@@ -215,7 +215,19 @@ async def autogen(steer: Counted) -> None:
                                 usage=RequestUsage(prompt_tokens=1, completion_tokens=1))
 
     intervention = SteerIntervention(steer)
-    runtime = SingleThreadedAgentRuntime(intervention_handlers=intervention.handlers())
+    handlers = intervention.handlers()
+
+    class Logged(type(handlers)):
+        """The handlers, each message the runtime carries while the
+        handler sleeps under its lease logged as a gate passed."""
+
+        def __iter__(self):
+            if intervention.asleep is not None:
+                steer.passed.append((time.monotonic(), "message"))
+            return super().__iter__()
+
+    runtime = SingleThreadedAgentRuntime(
+        intervention_handlers=Logged(intervention, ()))
     counter = AssistantAgent("counter", model_client=Loopback([], model_info=info),
                              tools=[count])
     team = RoundRobinGroupChat([counter], runtime=runtime,

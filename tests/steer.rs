@@ -289,21 +289,29 @@ fn an_openai_agents_run_is_held_stepped_decided_and_stopped_through_the_watch() 
 
 #[test]
 fn a_langgraph_run_gated_by_its_node_functions_is_held_and_stepped_node_by_node() {
-    let watch = Watch::start(&["--runs", "1"]);
+    let watch = Watch::start(&["--runs", "2"]);
     watch.steer(hold_all());
     let run = Run::start(Framework::LangGraph, "langgraph_nodes_run.py", &watch.url);
-    let trace = run.expect("run")["trace_id"].as_str().unwrap().to_string();
-    for (name, ran) in [("a", None), ("b", Some("a")), ("c", Some("b"))] {
-        let (gate, _) = watch.waiting(&trace, "gate");
-        assert_eq!(gate["name"], name, "{gate}");
-        if let Some(ran) = ran {
-            assert_eq!(run.expect("node")["name"], ran);
+    for (nodes, seen) in [
+        (&["a", "b", "c"][..], json!(["a", "b", "c"])),
+        // The subgraph's nodes are gated, the subgraph itself is not, and
+        // a graph steered twice gates each node once.
+        (&["x", "p", "q", "y"][..], json!(["x", "p", "q", "y"])),
+    ] {
+        let trace = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+        for (at, name) in nodes.iter().enumerate() {
+            let (gate, view) = watch.waiting(&trace, "gate");
+            assert_eq!(gate["name"], *name, "{gate}");
+            assert_eq!(view["gates"], at + 1, "{view}");
+            if at > 0 {
+                assert_eq!(run.expect("node")["name"], nodes[at - 1]);
+            }
+            assert!(run.told().is_empty(), "a held node ran");
+            watch.steer(json!({"op": "step", "trace_id": trace}));
         }
-        assert!(run.told().is_empty(), "a held node ran");
-        watch.steer(json!({"op": "step", "trace_id": trace}));
+        assert_eq!(run.expect("node")["name"], *nodes.last().unwrap());
+        assert_eq!(run.expect("finished")["seen"], seen);
     }
-    assert_eq!(run.expect("node")["name"], "c");
-    assert_eq!(run.expect("finished")["seen"], json!(["a", "b", "c"]));
     assert!(run.end().success());
 }
 

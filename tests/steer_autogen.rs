@@ -144,7 +144,8 @@ fn held_and_stepped(watch: &Watch, run: &Run, first: (&str, &str), gates: u64) -
 /// `handlers()`: under the run's lease the runtime calls the handler for
 /// none of its messages (what AutoGen charges every message for any
 /// handler), yet they are counted as the run's gates, and a pause pressed
-/// during a model call still holds the next message: no model call starts.
+/// during a model call still holds the next message: no model call
+/// starts. The same team run again at once with that handler counts its own.
 #[test]
 fn a_handler_asleep_under_its_lease_costs_no_message_and_a_pause_still_holds_the_next() {
     let watch = Watch::start(&[]);
@@ -183,5 +184,21 @@ fn a_handler_asleep_under_its_lease_costs_no_message_and_a_pause_still_holds_the
     };
     assert_eq!(finished["messages"], 10, "{finished}");
     assert_eq!(named(&told, "model_call").len(), 3, "{told:?}");
+    // The same team again at once, with the same handler, in a run of its
+    // own: its messages are its gates, not the first run's.
+    let again = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+    for _ in 0..9 {
+        run.expect("model_call");
+    }
+    assert_eq!(run.expect("finished")["messages"], 10);
     assert!(run.end().success());
+    let lines = watch.finished_runs(&[&trace, &again]);
+    let gates: Vec<u64> = lines
+        .iter()
+        .map(|line| line["steering"]["gates"].as_u64().unwrap())
+        .collect();
+    // Each run's messages, whatever more the runtime carried for it (the
+    // gates the first run passed after its poll ended are told at the
+    // process's end, which may be after its line).
+    assert!(gates.iter().all(|&g| g >= 20), "{gates:?}");
 }

@@ -145,8 +145,8 @@ _NONE = iter(())
 class _Handlers(list):
     """A runtime's intervention handlers, the steering one left out while
     it sleeps under its run's lease. The runtime walks the list for every
-    message it carries; asleep, the walk is one call, counted as a gate
-    passed."""
+    message it carries; asleep, the walk is a look at the current run,
+    counted as a gate passed (a message of another run is its gate)."""
 
     def __init__(self, steering: SteerIntervention, others: Sequence[Any]) -> None:
         super().__init__((steering, *others))
@@ -155,7 +155,8 @@ class _Handlers(list):
 
     def __iter__(self):
         steering = self._steering
-        if steering.asleep is None:
+        asleep = steering.asleep
+        if asleep is None or not steering.steer._still(asleep):
             return list.__iter__(self)
         steering.slept += 1
         return iter(self._others) if self._others else _NONE

@@ -394,6 +394,7 @@ class Steer:
         stopped, the watch gone) or the run passes no gate for a whole
         poll (it ended, or waits on something slow: its next gate asks).
         Whatever ends it, the adapters asleep under the lease wake."""
+        ended = False
         try:
             while True:
                 with self._counting:
@@ -409,14 +410,18 @@ class Steer:
                     if idle or answer is None or answer.get("status") != "go":
                         self._lease.pop(trace, None)
                         self._watching.discard(trace)
+                        self._wake(trace)
+                        ended = True
                         return
                 self._leased(trace, answer)
                 epoch = answer.get("epoch", epoch)
         finally:
-            with self._counting:
-                self._lease.pop(trace, None)
-                self._watching.discard(trace)
-                self._wake(trace)
+            if not ended:
+                # The poll itself failed: no lease without it.
+                with self._counting:
+                    self._lease.pop(trace, None)
+                    self._watching.discard(trace)
+                    self._wake(trace)
 
     # -- adapters asleep under a lease ---------------------------------------
 
@@ -435,10 +440,19 @@ class Steer:
         with self._counting:
             if trace not in self._watching or not self._fresh(trace):
                 return False
+            if adapter.asleep is not None:
+                # Asleep under another run's lease until now.
+                self._fold(adapter.asleep)
+                self._asleep.get(adapter.asleep, set()).discard(adapter)
             adapter.slept = adapter.folded = 0
             adapter.asleep = trace
             self._asleep.setdefault(trace, set()).add(adapter)
         return True
+
+    def _still(self, trace: str) -> bool:
+        """Whether the current run is still `trace` (the one an adapter
+        sleeps under): a program may run one team after another."""
+        return self._run is not None or (_current_trace() or self._own_trace) == trace
 
     def _fold(self, trace: str) -> None:
         """Count the gates the run's sleeping adapters let by (under the
@@ -456,7 +470,8 @@ class Steer:
         message is a gate again."""
         self._fold(trace)
         for adapter in self._asleep.pop(trace, ()):
-            adapter.asleep = None
+            if adapter.asleep == trace:
+                adapter.asleep = None
 
     def flush(self) -> None:
         """Tell the watch of the gates passed under leases and not told
