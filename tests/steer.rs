@@ -453,3 +453,24 @@ fn a_pydantic_ai_run_is_held_stepped_decided_and_stopped_through_the_watch() {
             .any(|d| d["decision"] == "answered" && d["answer"] == "credit")
     );
 }
+
+/// A program written for the callback handler earlier versions gated a
+/// LangGraph run from is told what replaces it, not a bare ImportError.
+#[test]
+fn the_gone_langgraph_callback_names_what_replaces_it() {
+    let root = crate::common::python::root();
+    let out = std::process::Command::new(crate::common::python::python(Framework::LangGraph))
+        .args(["-c", "from conclave_steer.langgraph import SteerCallback"])
+        .env("PYTHONPATH", root.join("hooks/python"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("the framework's python starts");
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("ImportError"), "{said}");
+    assert!(
+        said.contains("steered(graph, steer)")
+            && said.contains("invoke(graph, state, config, steer)"),
+        "{said}"
+    );
+}

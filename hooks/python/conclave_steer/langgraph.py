@@ -179,3 +179,15 @@ def _brief(value: Any) -> Any:
     if len(text) > 4000:
         return text[:4000] + "…"
     return json.loads(text)
+
+
+def __getattr__(name: str) -> Any:
+    # The callback handler earlier versions gated nodes from: say what
+    # replaces it rather than a bare ImportError.
+    if name == "SteerCallback":
+        raise ImportError(
+            "conclave_steer.langgraph.SteerCallback is gone: LangChain charges any callback "
+            "handler some 10% of a run of cheap nodes. Run the graph with "
+            "invoke(graph, state, config, steer), or steered(graph, steer).invoke(...): "
+            "every node is gated in its own function (docs/steer.md, LangGraph)")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
