@@ -142,6 +142,26 @@ impl Endpoints {
             };
             match cassette.serve(&asked) {
                 Serve::Served(call) => return self.served(call, &spend, pending).await,
+                Serve::Edited(edited) => {
+                    let with_usage = prepared.stream && !prepared.strip_usage;
+                    let (served, answer) = edited.served(prepared.stream, with_usage);
+                    let mut answered = Answered {
+                        status: Some(200),
+                        answered_by: edited.model(),
+                        answer: Some(answer),
+                        edited: true,
+                        ..Answered::default()
+                    };
+                    if let Some(usage) = edited.usage() {
+                        let model = answered.answered_by.as_deref();
+                        let asked = prepared.model.as_deref();
+                        let (priced, over) = lock(&spend).charge(usage, model, asked);
+                        answered.usage = Some(priced);
+                        answered.over = over;
+                    }
+                    self.reports.send(pending.ended(answered)).await;
+                    return served;
+                }
                 Serve::Miss { words, first } => {
                     if first {
                         self.reports.send([Report::Missed(words.clone())]).await;
@@ -211,6 +231,7 @@ impl Endpoints {
             answer: call.answer.clone(),
             answer_not_kept: None,
             from_cassette: true,
+            edited: false,
         };
         self.reports.send(pending.ended(answered)).await;
         answer_of(call)
