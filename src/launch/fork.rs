@@ -75,9 +75,9 @@ pub fn fork_headless(fork: LaunchFork) -> Exit {
 /// the program allowed.
 fn planned(fork: &LaunchFork) -> Result<HeadlessLaunch, String> {
     let file = fork.recording.display().to_string();
-    let at = call_at(&fork.at).map_err(|e| format!("{file}: {e}"))?;
     let recording = crate::watch::record::read(&fork.recording).map_err(|e| e.to_string())?;
     let launched = launched_of(&file, &recording)?;
+    let at = call_at(&fork.at).map_err(|e| format!("{file}: {e}"))?;
     let calls: Vec<EndpointCall> = recording
         .model_calls
         .iter()

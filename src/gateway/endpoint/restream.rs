@@ -23,17 +23,7 @@ pub(crate) fn events_of(api: Api, answer: &Value, with_usage: bool) -> Vec<Strin
 /// delta and one with its finish reason; the usage chunk; `[DONE]`.
 fn chat_events(answer: &Value, with_usage: bool) -> Vec<String> {
     let mut head = Map::new();
-    for key in [
-        "id",
-        "created",
-        "model",
-        "system_fingerprint",
-        "service_tier",
-    ] {
-        if let Some(value) = answer.get(key).filter(|v| !v.is_null()) {
-            head.insert(key.to_string(), value.clone());
-        }
-    }
+    chat_head(answer, &mut head);
     head.insert("object".into(), json!("chat.completion.chunk"));
     let chunk = |choices: Value| {
         let mut chunk = head.clone();
@@ -67,6 +57,22 @@ fn chat_events(answer: &Value, with_usage: bool) -> Vec<String> {
     }
     events.push("data: [DONE]\n\n".to_string());
     events
+}
+
+/// The fields of a Chat Completions answer or chunk that every chunk of
+/// its stream repeats, taken into `head` where it has none yet.
+pub(super) fn chat_head(value: &Value, head: &mut Map<String, Value>) {
+    for key in [
+        "id",
+        "created",
+        "model",
+        "system_fingerprint",
+        "service_tier",
+    ] {
+        if let Some(value) = value.get(key).filter(|v| !v.is_null()) {
+            head.entry(key).or_insert_with(|| value.clone());
+        }
+    }
 }
 
 /// The Responses API's events of `answer`, numbered in order.

@@ -65,17 +65,7 @@ pub(crate) fn whole_of_events(api: Api, events: &[String]) -> Result<Value, Stri
     let mut usage = Value::Null;
     let mut done = false;
     for chunk in data_of(events) {
-        for key in [
-            "id",
-            "created",
-            "model",
-            "system_fingerprint",
-            "service_tier",
-        ] {
-            if let Some(value) = chunk.get(key).filter(|v| !v.is_null()) {
-                head.entry(key).or_insert_with(|| value.clone());
-            }
-        }
+        super::restream::chat_head(&chunk, &mut head);
         if chunk.get("usage").is_some_and(Value::is_object) {
             usage = chunk["usage"].clone();
         }
