@@ -41,8 +41,14 @@ fn scenario(dir: &Path, fixture: &str, upstream: &str) -> String {
 /// `conclave ARGS` with the upstream's key and the program's own key (a
 /// fork's program gets the secrets its recording left out from here).
 fn conclave(args: &[&str]) -> Output {
+    conclave_with(args, &[])
+}
+
+/// [`conclave`] with `env` added, which a launched program inherits.
+fn conclave_with(args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_conclave"))
         .args(args)
+        .envs(env.iter().copied())
         .env("GW_UPSTREAM_KEY", UPSTREAM_KEY)
         .env("OPENAI_API_KEY", PROGRAMS_KEY)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -257,6 +263,35 @@ fn a_streamed_chat_call_is_served_its_edited_text_as_a_stream_and_bad_forks_star
         calls[1]["stream"], true,
         "served as the stream it asked for"
     );
+
+    // A program that asks otherwise before call 2 misses by name.
+    let upstream = openai_upstream::serve();
+    let args = [
+        "fork",
+        path(&record),
+        "--at",
+        "call 2",
+        "--answer",
+        path(&file),
+    ];
+    let mut args = args.to_vec();
+    args.extend([
+        "--headless",
+        "--allow-exec",
+        "--no-record",
+        "--upstream",
+        &upstream.base_url,
+    ]);
+    let out = conclave_with(&args, &[("PROMPT", "What is the weather in Lyon?")]);
+    let missed = result(&out);
+    assert_eq!(out.status.code(), Some(3), "{missed:#}\n{}", stderr(&out));
+    assert_eq!(missed["stop_reason"], "cassette_miss", "{missed}");
+    assert!(
+        stderr(&out).contains("cassette_miss: the recording does not hold model call 1 ("),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(upstream.requests().len(), 0, "a miss never goes live");
 
     refused_before_anything_starts(dir.path(), &record, &file);
 }

@@ -62,6 +62,16 @@ impl EditedAnswer {
         Ok(EditedAnswer { api, answer, file })
     }
 
+    /// `answer`, of `api`, as if read from `edited.json`.
+    #[cfg(test)]
+    pub(crate) fn of(api: Api, answer: Value) -> EditedAnswer {
+        EditedAnswer {
+            api,
+            answer,
+            file: "edited.json".into(),
+        }
+    }
+
     /// The tokens the answer says it took.
     pub(crate) fn usage(&self) -> Option<TokenUsage> {
         super::prepare::usage_in(self.api, &self.answer)
