@@ -110,9 +110,10 @@ fn launch_fork(command: ForkCommand) -> Exit {
         return Exit::BadInput;
     }
     if !command.headless {
-        output::message(
-            "conclave fork: a launched program's run is forked with --headless; the dashboard does not fork one yet",
-        );
+        output::message(&format!(
+            "conclave fork: {} records another framework's run: a launched program's run is forked at a model call with --headless (the dashboard does not fork one yet), and a run `conclave watch` recorded is not forked",
+            command.recording.display()
+        ));
         return Exit::BadInput;
     }
     let record = crate::cli::launch::recording(command.record, command.screen.no_record);

@@ -355,6 +355,13 @@ fn refused_before_anything_starts(dir: &Path, record: &Path, good: &Path) {
             "nothing started: {told}"
         );
     }
+    let out = conclave(&["replay", path(record), "--answer", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    let told = stderr(&out);
+    assert!(
+        told.contains("--answer 3: the recording holds 2 model calls (1 to 2)"),
+        "{told}"
+    );
     let out = conclave(&[
         "fork",
         &old,

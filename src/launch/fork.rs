@@ -192,6 +192,12 @@ fn allowed(fork: &LaunchFork, launched: &LaunchedAs) -> Result<(), String> {
 /// a fork takes (`--answer FILE`), on stdout.
 pub fn print_answer(path: &std::path::Path, at: u64) -> Exit {
     let file = path.display().to_string();
+    if !crate::watch::record::is_watch_recording(path) {
+        output::message(&format!(
+            "conclave replay: {file}: --answer {at} prints a model call of a launched program's recording (its first line `watch_started`); this is not one"
+        ));
+        return Exit::BadInput;
+    }
     let found = crate::watch::record::read(path)
         .map_err(|e| e.to_string())
         .and_then(|recording| {
