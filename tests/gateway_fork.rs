@@ -194,6 +194,15 @@ fn an_agents_sdk_run_forked_at_call_2_with_an_edited_answer_takes_the_other_path
         json!({"file": path(&record), "run": run_id_of(&record), "at": "model call 2",
                "answer": path(&file)})
     );
+    let lines: Vec<Value> = crate::common::recorded(&forked);
+    let launch = &lines[0]["launch"];
+    assert_eq!(launch["forked_from"], run["forked_from"], "{launch}");
+    assert!(
+        launch["scenario"]["command"][1]
+            .as_str()
+            .unwrap()
+            .ends_with("gw_openai_agents.py")
+    );
     let calls = model_calls(&forked);
     let marks: Vec<(bool, bool)> = calls
         .iter()
