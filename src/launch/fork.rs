@@ -1,8 +1,6 @@
-//! `conclave fork REC --at "model call N"` of a launched run: the program
-//! its recording keeps started again, its calls before N served from the
-//! recording, call N answered from a file (an edited answer) or live,
-//! every later call live. Everything is checked before anything starts,
-//! and the program runs only when the user allows it (`--allow-exec`).
+//! `conclave fork REC --at "model call N"` of a launched run: calls before
+//! N served, call N from an edited answer or live, the rest live. All is
+//! checked, and the program allowed (`--allow-exec`), before it starts.
 
 use super::cassette::LaunchCassette;
 use super::headless::{HeadlessLaunch, Recording, headless};

@@ -1,8 +1,6 @@
 //! What starts a launched program again, kept in its recording
-//! (`watch_started.launch`): the program scenario as it ran, its folder
-//! made absolute and its flags, seed and budgets the run's, with every
-//! `env` value that may be a secret left out by name. A fork reads it
-//! back; it never holds a key, and it never starts anything itself.
+//! (`watch_started.launch`): the scenario as it ran, never a key nor an
+//! `env` value that may be a secret. It never starts anything itself.
 
 use super::prepare::Prepared;
 use super::scenario::{LoadedProgram, ProgramScenario};

@@ -1,7 +1,6 @@
-//! An edited answer a fork serves at the call it forks at: a file holding
-//! the whole answer of the call's API (the form `conclave replay REC
-//! --answer N` prints), checked when it is read, and served in the form
-//! the call asks for: whole, or as the stream its API would send.
+//! An edited answer a fork serves at its call: a file holding the whole
+//! answer of the call's API, checked when read, served whole or as the
+//! stream the call asks for.
 
 use super::Api;
 use super::report::RecordedAnswer;

@@ -1,10 +1,6 @@
-//! A whole answer as the stream its API would have sent for it, for a
-//! client that asked for a stream: Chat Completions' chunks (each
-//! choice's message in one delta, its finish, the usage chunk when the
-//! client asked for it, `[DONE]`), or the Responses API's events (each
-//! output item added, its text or arguments in one delta, done, and
-//! `response.completed` holding the whole answer). It reads only the
-//! answer it is given.
+//! A whole answer as the stream its API would have sent for it (Chat
+//! Completions' chunks, the Responses API's events), for a client that
+//! asks for a stream; it reads only the answer it is given.
 
 use super::Api;
 use serde_json::{Map, Value, json};

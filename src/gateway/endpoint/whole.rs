@@ -1,7 +1,6 @@
 //! A recorded call's answer as one whole answer of its API, the form a
-//! person edits and a fork serves back: a whole answer as it was, a Chat
-//! Completions stream's chunks folded into its message (text, tool calls,
-//! finish and usage), a Responses stream's `response.completed` answer.
+//! person edits and a fork serves: a whole answer as it was, a stream's
+//! chunks folded, or a Responses stream's completed answer.
 
 use super::Api;
 use super::report::EndpointCall;
