@@ -183,6 +183,33 @@ mod tests {
             .map_err(|e| e.replace(&path.display().to_string(), "a.json"))
     }
 
+    #[tokio::test]
+    async fn an_answer_is_served_whole_or_as_the_stream_asked_for_and_kept_as_served() {
+        let answer = serde_json::json!({"id": "c", "object": "chat.completion", "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "Rain."},
+                "finish_reason": "stop"}]});
+        let edited = EditedAnswer::of(Api::ChatCompletions, answer.clone());
+        let (served, kept) = edited.served(false, false);
+        let ServedBody::Whole(body) = served.body else {
+            panic!("a whole answer for a call that does not stream");
+        };
+        assert_eq!(serde_json::from_slice::<Value>(&body).unwrap(), answer);
+        assert_eq!(kept.body.as_deref(), std::str::from_utf8(&body).ok());
+        let (served, kept) = edited.served(true, false);
+        let ServedBody::Stream(mut pieces) = served.body else {
+            panic!("a stream for a call that streams");
+        };
+        let mut events = Vec::new();
+        while let Some(Ok(piece)) = pieces.recv().await {
+            events.push(String::from_utf8(piece).unwrap());
+        }
+        assert_eq!(
+            (served.content_type.as_str(), &events),
+            ("text/event-stream", &kept.events)
+        );
+        assert!(events[0].contains("\"content\":\"Rain.\""), "{events:?}");
+    }
+
     #[test]
     fn a_bad_answer_file_is_named_with_its_place_and_what_was_expected() {
         let not_json = read("{\"choices\": [\n oops", "chat.completions").unwrap_err();
