@@ -12,7 +12,7 @@ use std::path::PathBuf;
 mod answer;
 mod fork;
 mod knobs;
-mod launch;
+pub(crate) mod launch;
 mod outlets;
 mod parse;
 mod probe;
@@ -66,6 +66,11 @@ pub(crate) enum Command {
         /// Print the run's result on stdout and a line per round or step on stderr.
         #[arg(long)]
         headless: bool,
+        /// A launched run's recording: print model call N's answer whole
+        /// (a stream folded into the answer it makes), the file `conclave
+        /// fork --answer` takes once edited.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        answer: Option<u64>,
         #[command(flatten)]
         look: LookArgs,
     },

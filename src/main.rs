@@ -138,6 +138,11 @@ fn command(cli: Cli) -> Exit {
         Some(Command::Launch(args)) => args.run(),
         Some(Command::Replay {
             recording,
+            answer: Some(call),
+            ..
+        }) => conclave::launch::fork::print_answer(&recording, call),
+        Some(Command::Replay {
+            recording,
             headless: true,
             ..
         }) if conclave::watch::record::is_watch_recording(&recording) => {
@@ -152,6 +157,7 @@ fn command(cli: Cli) -> Exit {
             recording,
             headless: false,
             look,
+            ..
         }) => view_in_dashboard(
             &look,
             TuiOptions {

@@ -45,6 +45,7 @@ mod fork_faithful;
 mod fork_link;
 mod fork_programs;
 mod gateway_cassette;
+mod gateway_fork;
 mod gateway_frameworks;
 mod gateway_launch;
 mod graph;

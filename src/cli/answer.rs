@@ -26,6 +26,12 @@ pub(crate) struct AnswerArgs {
 }
 
 impl AnswerArgs {
+    /// `--answer` as written, for a launched run's fork (a file), and
+    /// whether `--decide` was given (which such a fork refuses).
+    pub(crate) fn as_written(&self) -> (Option<&str>, bool) {
+        (self.answer.as_deref(), self.decide.is_some())
+    }
+
     /// The answer given, and the flag it was given with.
     pub(crate) fn given(&self) -> Option<GivenAnswer> {
         match (&self.answer, &self.decide) {

@@ -9,14 +9,31 @@ use std::path::PathBuf;
 /// set only as `--output-mode`, the name every command also takes.
 #[derive(Args, Debug)]
 #[command(mut_arg("output", |arg| arg.long("output-mode").visible_alias(None)))]
+#[command(mut_arg("answer", |arg| arg.value_name("OPTION|FILE").help(
+    "Answer in advance the run's question with OPTION, as run --answer does. For a launched \
+     program's recording, FILE: the answer of the call --at names, whole, as `conclave replay \
+     REC --answer N` prints it (edited)")))]
 pub(crate) struct ForkCommand {
     /// The recording to fork (JSONL, as --record or the dashboard writes it).
     pub(crate) recording: PathBuf,
     /// The gate to go live at, as the replay timeline names it ("round 3",
     /// "wave 2", "turn 5", "step 4"), or an event number ("#120"), rounded
-    /// down to the gate before that event.
+    /// down to the gate before that event. For a launched program's
+    /// recording, the model call: "model call N" (or "call N", "call:N").
     #[arg(long, value_name = "GATE")]
     pub(crate) at: String,
+    /// A launched program's fork: send the call --at names to the
+    /// upstream (the default, without --answer FILE).
+    #[arg(long, conflicts_with = "answer")]
+    pub(crate) live: bool,
+    /// A launched program's fork: where the calls made live go, over the
+    /// recorded run's upstream (its base URL, with its /v1).
+    #[arg(long, value_name = "URL", value_parser = super::parse::parse_base_url)]
+    pub(crate) upstream: Option<String>,
+    /// A launched program's fork: the environment variable holding the
+    /// upstream's key, over the recorded run's.
+    #[arg(long, value_name = "VAR")]
+    pub(crate) upstream_key_env: Option<String>,
     /// Set a flag at the gate, e.g. --flag legal_analyst=on (repeatable).
     #[arg(long = "flag", value_name = "NAME=on|off", value_parser = parse_flag)]
     pub(crate) flags: Vec<(String, bool)>,

@@ -175,6 +175,7 @@ impl LaunchCommand {
             breaks: self.breaks,
             budgets: self.budgets.budgets(),
             cassette,
+            forked_from: None,
         };
         if !self.headless {
             output::message(

@@ -4,7 +4,7 @@
 //! A recording that cannot serve is refused before anything starts.
 
 use crate::cassette::MissPolicy;
-use crate::gateway::endpoint::{EndpointCall, EndpointCassette, check_answer};
+use crate::gateway::endpoint::{EndpointCall, EndpointCassette, ForkPoint, check_answer};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -28,6 +28,21 @@ impl LaunchCassette {
         })
     }
 
+    /// A fork's cassette of `file`'s `calls`: those before `fork.at`
+    /// served, `fork.at` answered as it says, the rest live; an error
+    /// naming the file and the call when the recording cannot serve.
+    pub(crate) fn forking(
+        file: &str,
+        calls: Vec<EndpointCall>,
+        fork: ForkPoint,
+    ) -> Result<LaunchCassette, String> {
+        let calls = checked(file, calls.into_iter())?;
+        Ok(LaunchCassette {
+            calls: Arc::new(EndpointCassette::forking(calls, fork)),
+            file: file.to_string(),
+        })
+    }
+
     pub(crate) fn endpoint(&self) -> Arc<EndpointCassette> {
         Arc::clone(&self.calls)
     }
@@ -36,8 +51,12 @@ impl LaunchCassette {
     /// REC, M live`.
     pub fn tally(&self) -> String {
         let (served, live) = self.calls.served_and_live();
+        let edited = match self.calls.edited() {
+            0 => String::new(),
+            n => format!(", {} from the answer file", crate::words::plural(n, "call")),
+        };
         format!(
-            "served {} from {}, {live} live",
+            "served {} from {}{edited}, {live} live",
             crate::words::plural(served, "call"),
             crate::sanitize::clean(&self.file)
         )

@@ -8,8 +8,10 @@
 pub mod cassette;
 mod ended;
 pub mod environment;
+pub mod fork;
 pub mod gateway;
 pub mod headless;
+pub mod launched_as;
 pub mod output;
 pub mod prepare;
 pub mod process;

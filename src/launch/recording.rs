@@ -35,12 +35,14 @@ pub fn write(path: &Path, finished: &Finished, result: &mut LaunchResult) -> std
         .create_new(true)
         .open(path)?;
     let mut out = std::io::BufWriter::new(file);
+    let launch = serde_json::to_value(&finished.launched).ok();
     write_line(
         &mut out,
         &Line::WatchStarted {
             trace_id: trace_hex(finished.id),
             joined: Vec::new(),
             conversation: finished.run.as_ref().and_then(|r| r.conversation.clone()),
+            launch,
         },
     )?;
     for arrival in finished.run.iter().flat_map(|r| &r.arrivals) {

@@ -66,6 +66,9 @@ pub struct LaunchResult {
     pub error: Option<String>,
     pub duration_ms: u64,
     pub flags: BTreeMap<String, bool>,
+    /// The run a fork comes from: its recording, run id and call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<super::launched_as::ForkedFrom>,
     #[serde(flatten)]
     pub watch: WatchSummary,
     pub output: OutputTail,
@@ -101,6 +104,7 @@ impl LaunchResult {
             error: error_of(finished, status, stop_reason),
             duration_ms: finished.duration_ms,
             flags: finished.flags.clone(),
+            forked_from: finished.launched.forked_from.clone(),
             watch,
             output: finished.output.clone(),
         }

@@ -8,6 +8,7 @@
 pub use super::ended::Ended;
 use super::environment::{Launch, new_run_id, variables};
 use super::gateway::{GatewayCalls, RunGateway};
+use super::launched_as::{LaunchedAs, RunAs};
 use super::output::{OutputLine, OutputTail, Stream};
 use super::prepare::Prepared;
 use super::process::Exited;
@@ -56,6 +57,8 @@ pub struct LaunchSettings {
     pub budgets: Budgets,
     /// `--cassette`: the model calls served from a recording.
     pub cassette: Option<super::cassette::LaunchCassette>,
+    /// The run a fork comes from, for its recording and result.
+    pub forked_from: Option<super::launched_as::ForkedFrom>,
 }
 
 /// A run launched and ended.
@@ -75,6 +78,8 @@ pub struct Finished {
     /// The model calls through the run's endpoint, when the scenario
     /// names a `model`.
     pub gateway: Option<GatewayCalls>,
+    /// What starts the program again, for its recording.
+    pub launched: LaunchedAs,
 }
 
 /// Why a launch could not run.
@@ -117,6 +122,13 @@ pub(crate) async fn launch_seen(
 ) -> Result<Finished, LaunchError> {
     let s = &loaded.scenario;
     let flags = flags_of(loaded, &settings.flags);
+    let run_as = RunAs {
+        flags: &flags,
+        seed: settings.seed,
+        budgets: settings.budgets,
+        forked_from: settings.forked_from.clone(),
+    };
+    let launched = LaunchedAs::of(loaded, prepared, run_as);
     let steering = Steering::new(
         Limits::default(),
         Policy {
@@ -205,6 +217,7 @@ pub(crate) async fn launch_seen(
         steering: steering.finish(id),
         prices: settings.prices,
         gateway,
+        launched,
     })
 }
 

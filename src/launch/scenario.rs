@@ -137,8 +137,9 @@ pub struct LoadedProgram {
 impl LoadedProgram {
     /// An error at `path` in the file, placed by line and column.
     pub fn error_at(&self, path: JsonPath, message: impl Into<String>) -> ScenarioErrors {
-        if self.file == COMMAND_LINE {
-            // Written by Conclave from the arguments: no line to name.
+        if self.file == COMMAND_LINE || self.text.is_empty() {
+            // Written by Conclave from the arguments, or kept by a
+            // recording: no line to name.
             return ScenarioErrors::one(&self.file, None, path, message);
         }
         crate::scenario::placed(&self.text, &self.file, vec![Problem::at(path, message)])

@@ -86,7 +86,7 @@ pub(crate) fn path_of(env: &[(String, String)]) -> Option<&str> {
         .map(|(_, value)| value.as_str())
 }
 
-fn looks_secret(name: &str) -> bool {
+pub(crate) fn looks_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     SECRET_WORDS.iter().any(|word| upper.contains(word))
 }

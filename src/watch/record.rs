@@ -35,6 +35,11 @@ pub(crate) enum Line {
         /// run belongs to, if its spans name one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         conversation: Option<String>,
+        /// A launched run's program scenario as it ran, which a fork
+        /// starts again (docs/fork_and_cassettes.md): the launch's own
+        /// record, read by the launch, kept here as it was written.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        launch: Option<serde_json::Value>,
     },
     SpanArrived {
         at_ms: u64,
@@ -103,6 +108,7 @@ pub(crate) fn write(dir: &Path, run: &Run, summary: &WatchSummary) -> std::io::R
         trace_id: trace_hex(run.trace_id),
         joined: Vec::new(),
         conversation: run.conversation.clone(),
+        launch: None,
     };
     write_line(&mut out, &first)?;
     for Arrival {
@@ -185,6 +191,9 @@ pub struct WatchRecording {
     pub(crate) model_calls: Vec<(u64, crate::gateway::endpoint::EndpointCall)>,
     /// Calls the endpoint refused for a budget.
     pub(crate) refused_calls: u64,
+    /// A launched run's program scenario as it ran (`launch` of its
+    /// first line), as written.
+    pub(crate) launch: Option<serde_json::Value>,
 }
 
 impl WatchRecording {
@@ -229,6 +238,7 @@ pub(crate) fn read(path: &Path) -> Result<WatchRecording, ReadError> {
         output: Vec::new(),
         model_calls: Vec::new(),
         refused_calls: 0,
+        launch: None,
     };
     let mut reader = BufReader::new(file);
     let mut buf = Vec::new();
@@ -252,7 +262,12 @@ pub(crate) fn read(path: &Path) -> Result<WatchRecording, ReadError> {
             why: e.to_string(),
         })?;
         match line {
-            Line::WatchStarted { trace_id, .. } => rec.trace_id = trace_id,
+            Line::WatchStarted {
+                trace_id, launch, ..
+            } => {
+                rec.trace_id = trace_id;
+                rec.launch = launch;
+            }
             Line::SpanArrived {
                 at_ms,
                 span,

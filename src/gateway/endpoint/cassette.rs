@@ -5,6 +5,7 @@
 //! answered with an error the client raises at once, or sent upstream
 //! under `--cassette-miss live`.
 
+use super::edited::EditedAnswer;
 use super::report::{EndpointCall, RecordedAnswer};
 use super::served::{PIECES_IN_FLIGHT, Served, ServedBody};
 use super::{Api, Refused};
@@ -18,13 +19,26 @@ pub(crate) struct EndpointCassette {
     /// Numbered 1, 2, … in order (the loader checks it).
     calls: Vec<EndpointCall>,
     miss: MissPolicy,
+    /// A fork's call: the calls before it served, it answered from a
+    /// file (or live), every later one live.
+    fork: Option<ForkPoint>,
     tally: Mutex<Tally>,
+}
+
+/// Where a fork of a launched run leaves its recording.
+#[derive(Clone, Debug)]
+pub(crate) struct ForkPoint {
+    /// The call's number in the run.
+    pub(crate) at: u64,
+    /// Its answer; `None` sends it upstream.
+    pub(crate) edited: Option<EditedAnswer>,
 }
 
 #[derive(Debug, Default)]
 struct Tally {
     served: u64,
     live: u64,
+    edited: u64,
     /// The first miss, in words; every later call misses too.
     missed: Option<String>,
 }
@@ -33,6 +47,8 @@ struct Tally {
 #[derive(Debug)]
 pub(crate) enum Serve<'a> {
     Served(&'a EndpointCall),
+    /// A fork's call, answered from its file.
+    Edited(&'a EditedAnswer),
     /// Sent upstream (a miss under `--cassette-miss live`).
     Live,
     /// The first difference, in words; `first` for the run's first miss.
@@ -57,8 +73,25 @@ impl EndpointCassette {
         EndpointCassette {
             calls,
             miss,
+            fork: None,
             tally: Mutex::default(),
         }
+    }
+
+    /// A fork's cassette: `calls` before `fork.at` served (a call that
+    /// asks otherwise misses), `fork.at` answered as it says, the rest
+    /// sent upstream.
+    pub(crate) fn forking(mut calls: Vec<EndpointCall>, fork: ForkPoint) -> Self {
+        calls.truncate(usize::try_from(fork.at.saturating_sub(1)).unwrap_or(usize::MAX));
+        EndpointCassette {
+            fork: Some(fork),
+            ..EndpointCassette::new(calls, MissPolicy::Stop)
+        }
+    }
+
+    /// Calls answered from a fork's file so far.
+    pub(crate) fn edited(&self) -> u64 {
+        self.lock().edited
     }
 
     /// The recorded calls, in order.
@@ -84,6 +117,30 @@ impl EndpointCassette {
                 words: words.clone(),
                 first: false,
             };
+        }
+        if let Some(fork) = self.fork.as_ref().filter(|f| asked.number >= f.at) {
+            match fork.edited.as_ref().filter(|_| asked.number == fork.at) {
+                Some(edited) if edited.api != asked.api => {
+                    let words = format!(
+                        "model call {} asks {}, and {} holds an answer of {}",
+                        asked.number,
+                        asked.api.name(),
+                        edited.file,
+                        edited.api.name()
+                    );
+                    let words = crate::sanitize::clean(&words).into_owned();
+                    tally.missed = Some(words.clone());
+                    return Serve::Miss { words, first: true };
+                }
+                Some(edited) => {
+                    tally.edited += 1;
+                    return Serve::Edited(edited);
+                }
+                None => {
+                    tally.live += 1;
+                    return Serve::Live;
+                }
+            }
         }
         let recorded = usize::try_from(asked.number)
             .ok()

@@ -6,17 +6,21 @@
 
 mod answer;
 mod cassette;
+mod edited;
 mod prepare;
 mod report;
 mod request_hash;
+mod restream;
 mod serve;
 mod served;
 mod spend;
 mod stream;
 #[cfg(test)]
 mod tests;
+mod whole;
 
-pub(crate) use cassette::{EndpointCassette, check_answer};
+pub(crate) use cassette::{EndpointCassette, ForkPoint, check_answer};
+pub(crate) use edited::EditedAnswer;
 #[cfg(test)]
 pub(crate) use prepare::prepare;
 pub(crate) use prepare::{prepare_hashed, usage_of_answer};
@@ -28,6 +32,7 @@ pub(crate) use serve::MAX_REQUEST;
 pub(crate) use served::{Served, ServedBody};
 pub(crate) use spend::{Over, RunSpend};
 pub(crate) use stream::StreamMeter;
+pub(crate) use whole::whole_of;
 
 use crate::scenario::PriceTable;
 

@@ -58,6 +58,10 @@ pub(crate) struct EndpointCall {
     /// Served from a cassette, not asked of the upstream.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) from_cassette: bool,
+    /// A fork's call, answered from the file it was given (its answer
+    /// is the edited one, as served).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) edited: bool,
 }
 
 /// An answer as the client got it: a whole one's body, or a stream's
@@ -154,6 +158,7 @@ impl Pending {
             answer: answer.answer,
             answer_not_kept: answer.answer_not_kept,
             from_cassette: answer.from_cassette,
+            edited: answer.edited,
         }));
         std::iter::once(call).chain(over).collect()
     }
@@ -170,6 +175,7 @@ pub(crate) struct Answered {
     pub(crate) answer: Option<RecordedAnswer>,
     pub(crate) answer_not_kept: Option<String>,
     pub(crate) from_cassette: bool,
+    pub(crate) edited: bool,
 }
 
 /// `run` is past `over`; `refused` when a call was refused for it.

@@ -8,6 +8,8 @@
 
 use super::answer::{Ending, stream, whole};
 use super::cassette::{Asked, EndpointCassette, Serve, answer_of, miss_answer};
+use super::edited::EditedAnswer;
+use super::prepare::Prepared;
 use super::report::{self, Answered, EndpointCall, Pending, Report, Reports};
 use super::served::{Served, lock};
 use super::{Api, EndpointConfig, Refused, Route, RunSpend, StreamMeter, prepare_hashed};
@@ -142,6 +144,9 @@ impl Endpoints {
             };
             match cassette.serve(&asked) {
                 Serve::Served(call) => return self.served(call, &spend, pending).await,
+                Serve::Edited(edited) => {
+                    return self.edited(edited, &spend, pending, &prepared).await;
+                }
                 Serve::Miss { words, first } => {
                     if first {
                         self.reports.send([Report::Missed(words.clone())]).await;
@@ -211,9 +216,38 @@ impl Endpoints {
             answer: call.answer.clone(),
             answer_not_kept: None,
             from_cassette: true,
+            edited: false,
         };
         self.reports.send(pending.ended(answered)).await;
         answer_of(call)
+    }
+
+    /// Answer a fork's call with its edited answer, as the call asks for
+    /// it (a stream when it streams), the tokens the answer says charged.
+    async fn edited(
+        &self,
+        edited: &EditedAnswer,
+        spend: &Mutex<RunSpend>,
+        pending: Pending,
+        prepared: &Prepared,
+    ) -> Served {
+        let with_usage = prepared.stream && !prepared.strip_usage;
+        let (served, answer) = edited.served(prepared.stream, with_usage);
+        let mut answered = Answered {
+            status: Some(200),
+            answered_by: edited.model(),
+            answer: Some(answer),
+            edited: true,
+            ..Answered::default()
+        };
+        if let Some(usage) = edited.usage() {
+            let model = answered.answered_by.as_deref();
+            let (priced, over) = lock(spend).charge(usage, model, prepared.model.as_deref());
+            answered.usage = Some(priced);
+            answered.over = over;
+        }
+        self.reports.send(pending.ended(answered)).await;
+        served
     }
 
     /// Send a call upstream, tried again as a remote model's call is: the

@@ -345,7 +345,7 @@ async fn refusal(
 
 /// A base URL as a recording or a profile may keep it: without a user or
 /// a password, which are secrets.
-fn recordable(base_url: &str) -> String {
+pub(crate) fn recordable(base_url: &str) -> String {
     match reqwest::Url::parse(base_url) {
         Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
             let _ = url.set_username("");

@@ -54,6 +54,7 @@ fn a_recordings_steering_decisions_are_told_among_its_spans_by_their_time() {
         trace_id: crate::span::trace_hex(7),
         joined: Vec::new(),
         conversation: None,
+        launch: None,
     }];
     for (at_ms, span) in [
         (5, span(10, Some(2), &model)),

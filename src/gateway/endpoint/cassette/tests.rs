@@ -72,6 +72,70 @@ fn call_n_is_served_from_call_n_and_the_first_difference_is_named() {
     );
 }
 
+#[test]
+fn a_fork_serves_the_calls_before_its_call_answers_it_from_its_file_and_sends_the_rest() {
+    let (one, two) = ("1".repeat(64), "2".repeat(64));
+    let edited = EditedAnswer::of(Api::ChatCompletions, serde_json::json!({"choices": []}));
+    let fork = |edited: Option<EditedAnswer>| {
+        let recorded = vec![recorded(1), recorded(2), recorded(3)];
+        EndpointCassette::forking(recorded, ForkPoint { at: 2, edited })
+    };
+    let cassette = fork(Some(edited.clone()));
+    assert_eq!(
+        cassette.calls().len(),
+        1,
+        "only the calls before the fork are served"
+    );
+    assert!(matches!(
+        cassette.serve(&asked(1, &one, false)),
+        Serve::Served(_)
+    ));
+    // Call 2's request is the program's own: it is answered whatever it asks.
+    assert!(matches!(cassette.serve(&asked(2, "ff", true)), Serve::Edited(e) if *e == edited));
+    assert!(matches!(
+        cassette.serve(&asked(3, "ff", false)),
+        Serve::Live
+    ));
+    assert_eq!((cassette.served_and_live(), cassette.edited()), ((1, 1), 1));
+
+    let live = fork(None);
+    assert!(matches!(
+        live.serve(&asked(1, &one, false)),
+        Serve::Served(_)
+    ));
+    assert!(matches!(live.serve(&asked(2, &two, false)), Serve::Live));
+    assert_eq!(live.served_and_live(), (1, 1));
+
+    let changed = fork(Some(edited.clone()));
+    let Serve::Miss { words, first } = changed.serve(&asked(1, &two, false)) else {
+        panic!("a call before the fork that asks otherwise misses");
+    };
+    assert!(
+        first && words.contains("does not hold model call 1"),
+        "{words}"
+    );
+    assert!(
+        matches!(
+            changed.serve(&asked(2, &two, false)),
+            Serve::Miss { first: false, .. }
+        ),
+        "after a miss nothing is answered from the file"
+    );
+
+    let other_api = fork(Some(EditedAnswer::of(
+        Api::Responses,
+        serde_json::json!({"output": []}),
+    )));
+    other_api.serve(&asked(1, &one, false));
+    let Serve::Miss { words, .. } = other_api.serve(&asked(2, &two, false)) else {
+        panic!("an answer of another API misses");
+    };
+    assert_eq!(
+        words,
+        "model call 2 asks chat.completions, and edited.json holds an answer of responses"
+    );
+}
+
 /// What a served stream's client reads: each piece, or the break.
 async fn pieces(served: Served) -> Vec<Result<Vec<u8>, String>> {
     let ServedBody::Stream(mut body) = served.body else {
