@@ -131,6 +131,7 @@ mod steer;
 mod steer_autogen;
 mod steer_break;
 mod steer_faults;
+mod steer_langgraph;
 mod steer_node;
 mod steer_pause;
 mod steer_screen;

@@ -11,9 +11,8 @@
 
 use crate::common::node;
 use crate::common::steer::{PATIENCE, Run, Watch, hold_all};
-use crate::steer::{
-    decisions, interrupt_answered_credit, line_of, paused_stepped_stopped, rejected_and_read,
-};
+use crate::steer::{decisions, line_of, paused_stepped_stopped, rejected_and_read};
+use crate::steer_langgraph::interrupt_answered_credit;
 use serde_json::{Value, json};
 
 /// The reason a person rejects the billing agent's tool call with.
