@@ -9,6 +9,7 @@
 pub(crate) mod catalog_scan;
 mod launch;
 mod program;
+mod program_fork;
 mod reads;
 pub mod recording_reader;
 mod sweep_run;
@@ -99,6 +100,13 @@ impl World {
             Effect::Restart { old, run, launch } => Some(self.launch(run, launch, Some(old))),
             Effect::Control { run, command } => self.control(run, command),
             Effect::LaunchProgram { run, program } => Some(self.launch_program(run, program)),
+            Effect::OfferProgramFork { recording, at_ms } => Some(Done::ProgramForkOffered {
+                offer: crate::launch::fork_offer::offer(&recording),
+                at_ms,
+            }),
+            Effect::ForkProgram { run, recording, at } => {
+                Some(self.fork_program(run, &recording, at))
+            }
             Effect::StopProgram { run } => {
                 self.stop_program(run, "stopped from the dashboard");
                 None
