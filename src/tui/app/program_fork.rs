@@ -21,14 +21,27 @@ pub(super) fn may_offer(slot: &RunSlot) -> bool {
 
 impl App {
     /// What the recording offers: the dialog at the first call after
-    /// `at_ms`, or the footer says why it does not fork.
+    /// `at_ms`, or the footer says why it does not fork (without the
+    /// name of the file on screen).
     pub(super) fn program_fork_offered(&mut self, offer: Result<ForkOffer, String>, at_ms: u64) {
         match offer {
             Ok(offer) => {
                 let prompt = ProgramForkPrompt::new(offer, at_ms);
                 self.overlay = Some(Overlay::ProgramFork(Box::new(prompt)));
             }
-            Err(why) => self.notice = Some(first_line(&why)),
+            Err(why) => {
+                // The replay on screen is the file: its name is left out,
+                // so that the reason fits the footer.
+                let why = first_line(&why);
+                let file = self
+                    .run()
+                    .and_then(|slot| slot.recording.as_ref())
+                    .map(|path| format!("{}: ", path.display()));
+                let why = file
+                    .and_then(|file| why.strip_prefix(&file).map(str::to_string))
+                    .unwrap_or(why);
+                self.notice = Some(why);
+            }
         }
     }
 

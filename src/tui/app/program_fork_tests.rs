@@ -121,13 +121,18 @@ fn enter_asks_for_the_fork_at_the_call_chosen_as_a_new_run() {
 #[test]
 fn a_recording_that_cannot_fork_is_the_footers_notice_and_nothing_starts() {
     let mut app = watched();
-    let why = "/r/run.jsonl: holds no program to start again (watch_started has no `launch`): it was recorded before";
+    let why =
+        "holds no program to start again (watch_started has no `launch`): it was recorded before";
     app.done(Done::ProgramForkOffered {
-        offer: Err(format!("{why}\nmore")),
+        offer: Err(format!("{PARENT}: {why}\nmore")),
         at_ms: 0,
     });
     assert!(app.overlay.is_none());
-    assert_eq!(app.notice.as_deref(), Some(why));
+    assert_eq!(
+        app.notice.as_deref(),
+        Some(why),
+        "the file on screen not named"
+    );
     // A watched run's other changes stay refused.
     assert!(app.unavailable(Action::EditGoal).is_some());
     assert!(app.unavailable(Action::Flags).is_some());

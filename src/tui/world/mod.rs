@@ -100,10 +100,6 @@ impl World {
             Effect::Restart { old, run, launch } => Some(self.launch(run, launch, Some(old))),
             Effect::Control { run, command } => self.control(run, command),
             Effect::LaunchProgram { run, program } => Some(self.launch_program(run, program)),
-            Effect::OfferProgramFork { recording, at_ms } => Some(Done::ProgramForkOffered {
-                offer: crate::launch::fork_offer::offer(&recording),
-                at_ms,
-            }),
             Effect::ForkProgram { run, recording, at } => {
                 Some(self.fork_program(run, &recording, at))
             }
@@ -121,7 +117,8 @@ impl World {
             | Effect::OpenRecording { .. }
             | Effect::Compare { .. }
             | Effect::Seek { .. }
-            | Effect::ReadAhead { .. }) => {
+            | Effect::ReadAhead { .. }
+            | Effect::OfferProgramFork { .. }) => {
                 self.read(effect);
                 None
             }
