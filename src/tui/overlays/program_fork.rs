@@ -127,3 +127,68 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, prompt: &ProgramForkPrompt) 
     ]);
     frame.render_widget(Paragraph::new(lines), inner);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::launch::fork_offer::OfferedCall;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    fn screen(prompt: &ProgramForkPrompt, size: (u16, u16)) -> String {
+        let mut terminal = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
+        terminal
+            .draw(|frame| draw(frame, frame.area(), prompt))
+            .unwrap();
+        let buffer = terminal.backend().buffer();
+        (0..buffer.area.height)
+            .map(|y| {
+                (0..buffer.area.width)
+                    .map(|x| buffer[(x, y)].symbol())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn the_dialog_shows_the_calls_what_is_served_and_the_program_before_it_runs() {
+        let calls = (1..=12)
+            .map(|n| OfferedCall {
+                number: n,
+                at_ms: n * 100,
+                api: "chat.completions".into(),
+                model: "test-model".into(),
+                answer: format!("answer number {n}"),
+            })
+            .collect();
+        let offer = ForkOffer {
+            recording: "/r/run.jsonl".into(),
+            calls,
+            command: "python3 app.py --key=[redacted]".into(),
+            folder: "/home/ada/apps".into(),
+            upstream: "http://127.0.0.1:9/v1".into(),
+        };
+        let mut prompt = ProgramForkPrompt::new(offer, 1050);
+        assert_eq!(prompt.at(), 11);
+        let shown = screen(&prompt, (120, 30));
+        for words in [
+            "Fork at model call 11",
+            "▶  11  chat.completions  test-model  answer number 11",
+            "calls 1–10 served from the recording, call 11 and later live against http://127.0.0.1:9/v1",
+            "runs  python3 app.py --key=[redacted]",
+            "in    /home/ada/apps",
+            "--answer FILE --headless",
+        ] {
+            assert!(shown.contains(words), "{words}\n{shown}");
+        }
+        assert!(
+            !shown.contains("answer number 3 "),
+            "the list scrolls with the choice"
+        );
+        prompt.step(false);
+        assert!(screen(&prompt, (120, 30)).contains("▶  10  chat.completions"));
+        // Small screens cut, never panic.
+        screen(&prompt, (20, 5));
+    }
+}
