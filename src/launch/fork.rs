@@ -80,18 +80,28 @@ fn planned(fork: &LaunchFork) -> Result<HeadlessLaunch, String> {
     } = plan(fork)?;
     allowed(fork, &launched)?;
     let file = fork.recording.display().to_string();
-    for name in &launched.env_withheld {
-        if std::env::var_os(name).is_none() {
-            output::message(&format!(
-                "conclave fork: {file} keeps env.{name} by name only (it may be a secret); the program gets it from your environment, where it is not set"
-            ));
-        }
+    for name in unset_withheld(&launched) {
+        output::message(&format!(
+            "conclave fork: {file} keeps env.{name} by name only (it may be a secret); the program gets it from your environment, where it is not set"
+        ));
     }
     Ok(HeadlessLaunch {
         program,
         settings,
         recording: fork.record.clone(),
     })
+}
+
+/// The `env` variables `launched` keeps by name only (they may be
+/// secrets) that Conclave's environment does not set: the fork's program
+/// runs without them.
+pub(crate) fn unset_withheld(launched: &LaunchedAs) -> Vec<String> {
+    launched
+        .env_withheld
+        .iter()
+        .filter(|name| std::env::var_os(name).is_none())
+        .cloned()
+        .collect()
 }
 
 /// A fork planned: the program to start again and the settings that

@@ -2,7 +2,7 @@
 //! dialog: its model calls in a line each, and the program a fork starts
 //! (command line and folder, secrets scrubbed); or why it cannot fork.
 
-use super::fork::{Forkable, forkable};
+use super::fork::{Forkable, forkable, unset_withheld};
 use crate::gateway::endpoint::EndpointCall;
 use crate::sanitize::clean;
 use serde_json::Value;
@@ -22,6 +22,9 @@ pub struct ForkOffer {
     pub(crate) folder: String,
     /// Where the calls made live go, without a user or a password.
     pub(crate) upstream: String,
+    /// The `env` variables kept by name only that are not set here: the
+    /// program runs without them.
+    pub(crate) unset_env: Vec<String>,
 }
 
 /// A model call of the recording, as the dialog lists it.
@@ -64,6 +67,10 @@ pub(crate) fn offer(path: &Path) -> Result<ForkOffer, String> {
                 .as_ref()
                 .map_or(String::new(), |m| m.upstream.clone()),
         ),
+        unset_env: unset_withheld(&launched)
+            .iter()
+            .map(|name| clean(name).into_owned())
+            .collect(),
     })
 }
 

@@ -35,6 +35,7 @@ fn offered(calls: u64) -> ForkOffer {
         command: "python3 app.py".into(),
         folder: "/home/ada/apps".into(),
         upstream: "http://127.0.0.1:9/v1".into(),
+        unset_env: Vec::new(),
     }
 }
 

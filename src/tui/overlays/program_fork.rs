@@ -69,10 +69,21 @@ impl ProgramForkPrompt {
     }
 }
 
+/// The variables the program runs without, in words (blank when none).
+fn unset_words(unset: &[String]) -> String {
+    if unset.is_empty() {
+        return String::new();
+    }
+    format!(
+        "kept by name only and not set here, so the program runs without: {}",
+        unset.join(", ")
+    )
+}
+
 /// The dialog over `screen`.
 pub(crate) fn draw(frame: &mut Frame, screen: Rect, prompt: &ProgramForkPrompt) {
     let shown = prompt.offer.calls.len().min(CALL_ROWS);
-    let area = centered(screen, 100, u16::try_from(shown).unwrap_or(8) + 9);
+    let area = centered(screen, 100, u16::try_from(shown).unwrap_or(8) + 10);
     let title = format!("Fork at model call {}", prompt.at());
     let hint = "←/→ or ↑/↓ call · Enter runs the program · Esc cancels";
     let inner = frame_box(frame, area, &title, hint);
@@ -116,6 +127,10 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, prompt: &ProgramForkPrompt) 
             Span::styled("in    ", theme::bold()),
             Span::raw(fit(&prompt.offer.folder, width.saturating_sub(6))),
         ]),
+        Line::styled(
+            fit(&unset_words(&prompt.offer.unset_env), width),
+            theme::dim(),
+        ),
         Line::styled(
             fit(
                 "Enter allows this program to run, for this fork alone.",
@@ -168,6 +183,7 @@ mod tests {
             command: "python3 app.py --key=[redacted]".into(),
             folder: "/home/ada/apps".into(),
             upstream: "http://127.0.0.1:9/v1".into(),
+            unset_env: vec!["SUPPORT_TOKEN".into()],
         };
         let mut prompt = ProgramForkPrompt::new(offer, 1050);
         assert_eq!(prompt.at(), 11);
@@ -179,6 +195,7 @@ mod tests {
             "runs  python3 app.py --key=[redacted]",
             "in    /home/ada/apps",
             "--answer FILE --headless",
+            "so the program runs without: SUPPORT_TOKEN",
         ] {
             assert!(shown.contains(words), "{words}\n{shown}");
         }
