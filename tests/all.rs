@@ -69,6 +69,7 @@ mod imports;
 mod knob_flags;
 mod last_known_good;
 mod launch;
+mod launch_fork_dashboard;
 mod launch_frameworks;
 mod launch_screen;
 mod local_servers_every_scenario;

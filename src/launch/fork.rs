@@ -6,6 +6,7 @@ use super::cassette::LaunchCassette;
 use super::headless::{HeadlessLaunch, Recording, headless};
 use super::launched_as::{ForkedFrom, LaunchedAs};
 use super::run::LaunchSettings;
+use super::scenario::LoadedProgram;
 use crate::exit::Exit;
 use crate::gateway::endpoint::{EditedAnswer, EndpointCall, ForkPoint};
 use crate::output;
@@ -72,15 +73,58 @@ pub fn fork_headless(fork: LaunchFork) -> Exit {
 /// The launch the fork is, or why there is none: every input checked,
 /// the program allowed.
 fn planned(fork: &LaunchFork) -> Result<HeadlessLaunch, String> {
+    let ForkPlan {
+        program,
+        settings,
+        launched,
+    } = plan(fork)?;
+    allowed(fork, &launched)?;
+    let file = fork.recording.display().to_string();
+    for name in unset_withheld(&launched) {
+        output::message(&format!(
+            "conclave fork: {file} keeps env.{name} by name only (it may be a secret); the program gets it from your environment, where it is not set"
+        ));
+    }
+    Ok(HeadlessLaunch {
+        program,
+        settings,
+        recording: fork.record.clone(),
+    })
+}
+
+/// The `env` variables `launched` keeps by name only (they may be
+/// secrets) that Conclave's environment does not set: the fork's program
+/// runs without them.
+pub(crate) fn unset_withheld(launched: &LaunchedAs) -> Vec<String> {
+    launched
+        .env_withheld
+        .iter()
+        .filter(|name| std::env::var_os(name).is_none())
+        .cloned()
+        .collect()
+}
+
+/// A fork planned: the program to start again and the settings that
+/// serve its calls before N, with the launch kept (whose command the
+/// caller shows or checks: the trust is the caller's to decide).
+#[derive(Debug)]
+pub(crate) struct ForkPlan {
+    pub(crate) program: LoadedProgram,
+    pub(crate) settings: LaunchSettings,
+    pub(crate) launched: LaunchedAs,
+}
+
+/// The program and settings that fork `fork.recording` at `fork.at`,
+/// every input checked; nothing is allowed to run here.
+pub(crate) fn plan(fork: &LaunchFork) -> Result<ForkPlan, String> {
     let file = fork.recording.display().to_string();
     let recording = crate::watch::record::read(&fork.recording).map_err(|e| e.to_string())?;
-    let launched = launched_of(&file, &recording)?;
+    let Forkable {
+        launched,
+        mut program,
+        calls,
+    } = forkable(&file, &recording, fork.upstream.as_deref())?;
     let at = call_at(&fork.at).map_err(|e| format!("{file}: {e}"))?;
-    let calls: Vec<EndpointCall> = recording
-        .model_calls
-        .iter()
-        .map(|(_, c)| c.clone())
-        .collect();
     let count = calls.len() as u64;
     if at > count {
         return Err(format!(
@@ -97,22 +141,9 @@ fn planned(fork: &LaunchFork) -> Result<HeadlessLaunch, String> {
         Some(path) => Some(EditedAnswer::read(path, at, &api)?),
         None => None,
     };
-    let mut program = launched.program(&file);
-    let Some(model) = program.scenario.model.as_mut() else {
-        return Err(format!(
-            "{file}: the launched program's scenario names no `model`: only calls through its run's endpoint can be forked"
-        ));
-    };
-    if let Some(upstream) = &fork.upstream {
-        model.upstream = upstream.clone();
-    }
-    if let Some(key_env) = &fork.upstream_key_env {
+    if let (Some(model), Some(key_env)) = (program.scenario.model.as_mut(), &fork.upstream_key_env)
+    {
         model.key_env = Some(key_env.clone());
-    }
-    if model.upstream.is_empty() {
-        return Err(format!(
-            "{file}: the recorded run had no upstream (it was served from a cassette): name one with --upstream URL for the calls made live"
-        ));
     }
     let forked_from = ForkedFrom {
         file: file.clone(),
@@ -122,14 +153,6 @@ fn planned(fork: &LaunchFork) -> Result<HeadlessLaunch, String> {
     };
     let point = ForkPoint { at, edited };
     let cassette = LaunchCassette::forking(&file, calls, point)?;
-    allowed(fork, &launched)?;
-    for name in &launched.env_withheld {
-        if std::env::var_os(name).is_none() {
-            output::message(&format!(
-                "conclave fork: {file} keeps env.{name} by name only (it may be a secret); the program gets it from your environment, where it is not set"
-            ));
-        }
-    }
     let settings = LaunchSettings {
         flags: fork.flags.clone(),
         seed: fork.seed,
@@ -138,10 +161,57 @@ fn planned(fork: &LaunchFork) -> Result<HeadlessLaunch, String> {
         forked_from: Some(forked_from),
         ..LaunchSettings::default()
     };
-    Ok(HeadlessLaunch {
+    Ok(ForkPlan {
         program,
         settings,
-        recording: fork.record.clone(),
+        launched,
+    })
+}
+
+/// A recording a fork can start again: its launch, the program (its
+/// upstream `upstream` when given), and its model calls.
+pub(crate) struct Forkable {
+    pub(crate) launched: LaunchedAs,
+    pub(crate) program: LoadedProgram,
+    pub(crate) calls: Vec<EndpointCall>,
+}
+
+/// Whether `recording` (read from `file`) can be forked at all, or why
+/// not: a launch kept, with a `model` and an upstream, and a model call.
+pub(crate) fn forkable(
+    file: &str,
+    recording: &WatchRecording,
+    upstream: Option<&str>,
+) -> Result<Forkable, String> {
+    let launched = launched_of(file, recording)?;
+    let mut program = launched.program(file);
+    let Some(model) = program.scenario.model.as_mut() else {
+        return Err(format!(
+            "{file}: the launched program's scenario names no `model`: only calls through its run's endpoint can be forked"
+        ));
+    };
+    if let Some(upstream) = upstream {
+        model.upstream = upstream.to_string();
+    }
+    if model.upstream.is_empty() {
+        return Err(format!(
+            "{file}: the recorded run had no upstream (it was served from a cassette): name one with --upstream URL for the calls made live"
+        ));
+    }
+    let calls: Vec<EndpointCall> = recording
+        .model_calls
+        .iter()
+        .map(|(_, c)| c.clone())
+        .collect();
+    if calls.is_empty() {
+        return Err(format!(
+            "{file}: the recording holds no model call to fork at: the run made none through its endpoint"
+        ));
+    }
+    Ok(Forkable {
+        launched,
+        program,
+        calls,
     })
 }
 

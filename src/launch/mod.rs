@@ -9,6 +9,7 @@ pub mod cassette;
 mod ended;
 pub mod environment;
 pub mod fork;
+pub(crate) mod fork_offer;
 pub mod gateway;
 pub mod headless;
 pub mod launched_as;

@@ -112,6 +112,20 @@ pub enum Effect {
         run: RunId,
         program: Arc<crate::launch::LoadedProgram>,
     },
+    /// Read what the launched run's `recording` offers to fork (its
+    /// model calls, its program), for the dialog; the replay stands at
+    /// `at_ms` after the launch.
+    OfferProgramFork {
+        recording: PathBuf,
+        at_ms: u64,
+    },
+    /// Fork the launched run's `recording` at model call `at` as run
+    /// `run`: calls before it served, the rest live (docs/fork_and_cassettes.md).
+    ForkProgram {
+        run: RunId,
+        recording: PathBuf,
+        at: u64,
+    },
     /// Stop run `run`'s program: SIGINT, SIGTERM, SIGKILL to its group.
     StopProgram {
         run: RunId,
@@ -126,6 +140,12 @@ pub enum Done {
     Started(Started),
     /// A program scenario's run started: its events come on the bus.
     ProgramStarted(Started),
+    /// What a launched run's recording offers to fork, or why nothing
+    /// (asked with the replay at `at_ms`).
+    ProgramForkOffered {
+        offer: Result<crate::launch::fork_offer::ForkOffer, String>,
+        at_ms: u64,
+    },
     /// Run `run` of `name` did not start (in place of `in_place_of`, for a
     /// restart): why.
     NotStarted {

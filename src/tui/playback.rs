@@ -118,7 +118,9 @@ impl App {
         if action == Action::Jump {
             self.overlay = Some(Overlay::Jump(String::new()));
         } else if action == Action::Fork {
-            self.open_fork();
+            let mut effects = self.open_fork();
+            effects.extend(self.replay_wants());
+            return effects;
         } else if let Some(slot) = self.runs.selected_mut() {
             slot.playback(action);
         }

@@ -213,6 +213,7 @@ fn draw_overlay(frame: &mut Frame, app: &App, run: Option<&RunView>, screen: Rec
             }
         }
         Some(Overlay::Fork(prompt)) => overlays::fork::draw(frame, screen, prompt),
+        Some(Overlay::ProgramFork(prompt)) => overlays::program_fork::draw(frame, screen, prompt),
         Some(Overlay::Steer(SteerDialog::Break { name, .. })) => {
             let breaks = app.watching.as_ref().map(|w| w.breaks.clone());
             overlays::steer::draw_breaks(frame, screen, &breaks.unwrap_or_default(), name);

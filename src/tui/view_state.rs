@@ -61,6 +61,9 @@ pub enum Overlay {
     Steer(super::overlays::steer::SteerDialog),
     /// A replay's fork being set up.
     Fork(Box<super::overlays::fork::ForkPrompt>),
+    /// A launched run's replay's fork being set up: the call it goes
+    /// live at, and the program it runs.
+    ProgramFork(Box<super::overlays::program_fork::ProgramForkPrompt>),
     /// Stopping run `run`'s program: `y` stops it, anything else keeps it.
     StopProgram {
         run: crate::bus::RunId,
@@ -108,7 +111,7 @@ impl Overlay {
             Overlay::Decide(_) => OverlayKind::Decide,
             Overlay::Sweep => OverlayKind::Sweep,
             Overlay::Steer(dialog) => dialog.kind(),
-            Overlay::Fork(_) => OverlayKind::Fork,
+            Overlay::Fork(_) | Overlay::ProgramFork(_) => OverlayKind::Fork,
             Overlay::StopProgram { .. } => OverlayKind::StopProgram,
         }
     }

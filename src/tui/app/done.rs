@@ -23,6 +23,7 @@ impl App {
                 self.fork_started(&started);
                 self.runs.started(started);
             }
+            Done::ProgramForkOffered { offer, at_ms } => self.program_fork_offered(offer, at_ms),
             Done::ProgramStarted(started) => {
                 // Its output is the log's: the log has the focus.
                 self.focus = PaneId::Log;

@@ -32,12 +32,8 @@ pub(crate) struct ForkWatch {
     pub(crate) parent: PathBuf,
 }
 
-/// Why the selected run cannot be forked now, if it cannot.
-/// Why a watched run's replay does not fork: its calls ran in another
-/// framework, which Conclave cannot run again from a gate.
-pub(crate) const WATCHED_UNFORKABLE: &str =
-    "a watched run cannot be forked yet: its calls ran in another framework, not in Conclave";
-
+/// Why the selected run cannot be forked now, if it cannot (a watched
+/// run's replay is asked of its recording: a launched program's forks).
 pub(super) fn unforkable(slot: Option<&RunSlot>) -> Option<&'static str> {
     let Some(slot) = slot else {
         return Some("no run");
@@ -45,11 +41,11 @@ pub(super) fn unforkable(slot: Option<&RunSlot>) -> Option<&'static str> {
     let Some(replay) = &slot.replay else {
         return Some("only a replay forks: conclave replay REC, or n to open a recording");
     };
-    if slot.is_watched() {
-        return Some(WATCHED_UNFORKABLE);
-    }
     if slot.recording.is_none() {
         return Some("this replay has no recording file to fork");
+    }
+    if slot.is_watched() {
+        return None;
     }
     if !replay.serves_calls() {
         return Some(
@@ -64,18 +60,27 @@ pub(super) fn unforkable(slot: Option<&RunSlot>) -> Option<&'static str> {
 
 impl App {
     /// `x` in a replay: the fork dialog at the first gate after what the
-    /// replay shows, or the footer says why not.
-    pub(crate) fn open_fork(&mut self) {
+    /// replay shows (a launched program's: at a model call, once its
+    /// recording is read), or the footer says why not.
+    pub(crate) fn open_fork(&mut self) -> Vec<Effect> {
         if let Some(why) = unforkable(self.run()) {
             self.notice = Some(why.to_string());
-            return;
+            return Vec::new();
         }
-        let Some(slot) = self.run() else { return };
-        let (Some(replay), Some(recording)) = (&slot.replay, &slot.recording) else {
-            return;
+        let Some(slot) = self.run() else {
+            return Vec::new();
         };
+        let (Some(replay), Some(recording)) = (&slot.replay, &slot.recording) else {
+            return Vec::new();
+        };
+        if slot.is_watched() {
+            return vec![Effect::OfferProgramFork {
+                recording: recording.clone(),
+                at_ms: slot.state.t_ms,
+            }];
+        }
         let Some(gates) = replay.fork_gates() else {
-            return;
+            return Vec::new();
         };
         let goal = slot
             .state
@@ -92,6 +97,7 @@ impl App {
             None => prompt,
         };
         self.overlay = Some(Overlay::Fork(Box::new(prompt)));
+        Vec::new()
     }
 
     /// A key of the fork dialog.

@@ -331,15 +331,16 @@ fn a_finished_fork_leaves_an_open_overlay_alone_and_says_how_to_compare() {
     assert_eq!(app.fork_watch, None, "compared once at most");
 }
 
-/// Another framework's run is neither forked nor changed here, but its
-/// replay still plays again from the start (`r`); out of a replay, `r`
-/// (a restart) is refused too.
+/// Another framework's run is not changed here, but its replay still
+/// plays again from the start (`r`); out of a replay, `r` (a restart) is
+/// refused too. Its `x` asks its recording whether it is a launched run
+/// that forks at a model call (src/tui/app/program_fork_tests.rs).
 #[test]
-fn a_watched_runs_replay_plays_again_from_the_start_and_offers_no_fork() {
+fn a_watched_runs_replay_plays_again_from_the_start_and_forks_only_from_its_recording() {
     let (events, _) = crate::watch::translate::tests::told("pydantic_ai").remove(0);
     let events: Vec<Arc<crate::bus::Event>> = events.into_iter().map(Arc::new).collect();
     let mut app = replaying(events.clone());
-    for action in [Action::Fork, Action::Flags, Action::EditGoal] {
+    for action in [Action::Flags, Action::EditGoal] {
         let why = app.unavailable(action);
         assert!(
             why.is_some_and(|w| w.contains("another framework's")),
@@ -347,12 +348,14 @@ fn a_watched_runs_replay_plays_again_from_the_start_and_offers_no_fork() {
         );
     }
     assert_eq!(app.unavailable(Action::Restart), None);
-    press(&mut app, KeyCode::Char('x'));
-    assert!(app.overlay.is_none(), "no fork dialog for a watched run");
-    let notice = app.notice.as_deref().unwrap_or_default();
+    let effects = press(&mut app, KeyCode::Char('x'));
     assert!(
-        notice.contains("a watched run cannot be forked yet") && !notice.contains("cassette"),
-        "{notice}"
+        app.overlay.is_none(),
+        "no gate's fork dialog for a watched run"
+    );
+    assert!(
+        matches!(effects.as_slice(), [Effect::OfferProgramFork { recording, .. }] if recording == std::path::Path::new(PARENT)),
+        "{effects:?}"
     );
     let loaded = super::tests::app_with(&events);
     assert!(loaded.run().is_some_and(|r| r.replay.is_none()));

@@ -103,6 +103,7 @@ impl App {
                 return self.answer_stop_program(run, yes);
             }
             Some(Overlay::Fork(_)) => return self.fork_dialog_key(key),
+            Some(Overlay::ProgramFork(_)) => return self.program_fork_key(key),
             Some(Overlay::Goal(editor)) => {
                 match keymap::lookup(Scope::Overlay(OverlayKind::Goal), &key) {
                     Some(action) => return self.update(action),

@@ -18,6 +18,7 @@ mod fork;
 mod input;
 mod loading;
 mod program;
+mod program_fork;
 mod remote;
 mod restart;
 mod search;
@@ -348,6 +349,8 @@ mod fork_gate_tests;
 pub(crate) mod fork_tests;
 #[cfg(test)]
 mod loading_tests;
+#[cfg(test)]
+mod program_fork_tests;
 #[cfg(test)]
 mod restart_tests;
 #[cfg(test)]

@@ -44,6 +44,9 @@ impl App {
             {
                 Some("only a watch steers runs")
             }
+            // A launched program's recording forks at a model call: its
+            // file says whether it can (docs/fork_and_cassettes.md).
+            Action::Fork if run.is_some_and(super::program_fork::may_offer) => None,
             // Another framework's run runs where it was started; its
             // replay still plays again from the start (`r`).
             Action::Fork | Action::EditGoal | Action::Flags
@@ -133,6 +136,7 @@ impl App {
             (Some(Overlay::Decide(_)), _) => return self.update_decide(action),
             (Some(Overlay::Steer(_)), _) => return self.update_steer(action),
             (Some(Overlay::Fork(_)), _) => return self.update_fork(action),
+            (Some(Overlay::ProgramFork(_)), _) => return self.update_program_fork(action),
             (Some(Overlay::Sweep), _) => return self.update_sweep(action),
             (Some(Overlay::Trust(_)), Action::Close) => return self.answer_trust(false),
             (Some(Overlay::Export(_)), Action::Close) => {

@@ -11,6 +11,7 @@ pub(crate) mod fork;
 pub(crate) mod goal;
 pub(crate) mod help;
 pub(crate) mod picker;
+pub(crate) mod program_fork;
 pub(crate) mod quit;
 pub(crate) mod steer;
 pub(crate) mod stop_program;

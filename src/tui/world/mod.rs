@@ -9,6 +9,7 @@
 pub(crate) mod catalog_scan;
 mod launch;
 mod program;
+mod program_fork;
 mod reads;
 pub mod recording_reader;
 mod sweep_run;
@@ -99,6 +100,9 @@ impl World {
             Effect::Restart { old, run, launch } => Some(self.launch(run, launch, Some(old))),
             Effect::Control { run, command } => self.control(run, command),
             Effect::LaunchProgram { run, program } => Some(self.launch_program(run, program)),
+            Effect::ForkProgram { run, recording, at } => {
+                Some(self.fork_program(run, &recording, at))
+            }
             Effect::StopProgram { run } => {
                 self.stop_program(run, "stopped from the dashboard");
                 None
@@ -113,7 +117,8 @@ impl World {
             | Effect::OpenRecording { .. }
             | Effect::Compare { .. }
             | Effect::Seek { .. }
-            | Effect::ReadAhead { .. }) => {
+            | Effect::ReadAhead { .. }
+            | Effect::OfferProgramFork { .. }) => {
                 self.read(effect);
                 None
             }

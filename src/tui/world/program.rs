@@ -41,6 +41,9 @@ struct Drive {
     orders: mpsc::Receiver<Order>,
     /// The runs folder, when the dashboard records.
     recording: Option<PathBuf>,
+    /// What the launch is asked besides the program: a fork's served
+    /// calls and parent.
+    settings: LaunchSettings,
 }
 
 impl Drive {
@@ -63,12 +66,13 @@ impl Drive {
             prepared,
             orders,
             recording,
+            settings,
         } = self;
         runtime.block_on(async move {
             let (seen, lines) = mpsc::channel(SEEN_QUEUE);
             let settings = LaunchSettings {
                 record: recording.is_some(),
-                ..LaunchSettings::default()
+                ..settings
             };
             let driven = launch_seen(
                 &program,
@@ -88,6 +92,18 @@ impl World {
     /// Launch `program` as run `run`: its task starts, and the app is told
     /// the run started (or why it could not).
     pub(super) fn launch_program(&mut self, run: RunId, program: Arc<LoadedProgram>) -> Done {
+        self.launch_program_with(run, program, LaunchSettings::default(), None)
+    }
+
+    /// [`World::launch_program`] with `settings` (a fork's), the run
+    /// forked from the recording `forked_from` when it is one.
+    pub(super) fn launch_program_with(
+        &mut self,
+        run: RunId,
+        program: Arc<LoadedProgram>,
+        settings: LaunchSettings,
+        forked_from: Option<PathBuf>,
+    ) -> Done {
         let name = program.scenario.name.clone();
         let prepared = match crate::launch::prepare::prepare(&program) {
             Ok(prepared) => prepared,
@@ -117,6 +133,7 @@ impl World {
             prepared,
             orders: orders_rx,
             recording,
+            settings,
         };
         // The launch holds what is not Send (its receiver's start): it
         // runs on a thread of its own, as a sweep's launches share one.
@@ -151,7 +168,7 @@ impl World {
             source: Some(file),
             recording: None,
             clock,
-            forked_from: None,
+            forked_from,
         })
     }
 

@@ -1,7 +1,7 @@
 //! The files the app asks to have read, read on the runtime's blocking
 //! threads so the loop keeps drawing and taking keys: folders scanned for
 //! the picker, recordings opened or compared, replays read from their
-//! files moved and played. Progress and results come back to the app as
+//! files moved and played, a launched run's recording read for its fork. Progress and results come back to the app as
 //! [`Done`]s through the world's `later` channel, in order per reading.
 //! The command line's opening, before the screen opens, reads the same
 //! way on its own thread ([`read_now`], [`open_replay`]).
@@ -81,6 +81,10 @@ pub fn read_now(effect: Effect, progress: &mut dyn FnMut(Done)) -> Option<Done> 
             events: seeker.read_ahead(from, count).map_err(|e| e.to_string()),
             seeker,
             from,
+        },
+        Effect::OfferProgramFork { recording, at_ms } => Done::ProgramForkOffered {
+            offer: crate::launch::fork_offer::offer(&recording),
+            at_ms,
         },
         _ => return None,
     })
