@@ -386,9 +386,13 @@ fn refused_before_anything_starts(dir: &Path, record: &Path, good: &Path) {
         told.contains(&format!("{old}: holds no program to start again")),
         "{told}"
     );
+    refused_unless_allowed(record, good);
+    assert_eq!(upstream.requests().len(), 0);
+}
 
-    // Not allowed: the command line it would run is named, with the way
-    // to allow it.
+/// Not allowed (no `--allow-exec`), a fork starts nothing and names the
+/// command line it would run, with the way to allow it.
+fn refused_unless_allowed(record: &Path, good: &Path) {
     let out = conclave(&[
         "fork",
         path(record),
@@ -410,5 +414,4 @@ fn refused_before_anything_starts(dir: &Path, record: &Path, good: &Path) {
         !told.contains("conclave launch: run"),
         "nothing started: {told}"
     );
-    assert_eq!(upstream.requests().len(), 0);
 }

@@ -129,14 +129,7 @@ pub(crate) async fn launch_seen(
         forked_from: settings.forked_from.clone(),
     };
     let launched = LaunchedAs::of(loaded, prepared, run_as);
-    let steering = Steering::new(
-        Limits::default(),
-        Policy {
-            flags: flags.clone(),
-            breaks: settings.breaks.iter().cloned().collect(),
-            ..Policy::default()
-        },
-    );
+    let steering = steering_of(&flags, &settings.breaks);
     let (sink, batches) = mpsc::channel(crate::watch::start::QUEUE);
     let cassette = settings.cassette.as_ref().map(|c| c.endpoint());
     let gateway = RunGateway::start(s, settings.budgets, settings.prices.clone(), cassette)
@@ -219,6 +212,18 @@ pub(crate) async fn launch_seen(
         gateway,
         launched,
     })
+}
+
+/// A launched run's steering: its flags as it starts, and its breakpoints.
+fn steering_of(flags: &BTreeMap<String, bool>, breaks: &[String]) -> Arc<Steering> {
+    Steering::new(
+        Limits::default(),
+        Policy {
+            flags: flags.clone(),
+            breaks: breaks.iter().cloned().collect(),
+            ..Policy::default()
+        },
+    )
 }
 
 /// A run while its program goes: what has come of it so far.
