@@ -13,6 +13,7 @@ pub(crate) mod fork_offer;
 pub mod gateway;
 pub mod headless;
 pub mod launched_as;
+mod live;
 pub mod output;
 pub mod prepare;
 pub mod process;

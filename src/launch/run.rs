@@ -9,33 +9,29 @@ pub use super::ended::Ended;
 use super::environment::{Launch, new_run_id, variables};
 use super::gateway::{GatewayCalls, RunGateway};
 use super::launched_as::{LaunchedAs, RunAs};
-use super::output::{OutputLine, OutputTail, Stream};
+use super::live::Live;
+use super::output::{OutputLine, OutputTail};
 use super::prepare::Prepared;
 use super::process::Exited;
-use super::receiver::{open_receiver, stamp, stopped};
+use super::receiver::open_receiver;
 use super::scenario::LoadedProgram;
 use super::start::{own, start_program};
 use crate::gateway::endpoint::Budgets;
 use crate::scenario::{PriceTable, ScenarioErrors};
 use crate::span::{TraceId, run_id_of};
 use crate::watch::consume::{Watch, WatchOptions};
-use crate::watch::receive::{Batch, Receiving};
 use crate::watch::runs::Run;
 use crate::watch::steer::{Limits, Policy, SteerSummary, Steering};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 /// The default bound on a program's time (`max_seconds`).
 pub const DEFAULT_MAX_SECONDS: u64 = 600;
 /// The default wait between the steps of a stop (`stop_grace_ms`).
 pub const DEFAULT_GRACE_MS: u64 = 5000;
-/// How long the output may go on after the program ended (a process that
-/// left its group and kept the pipe open is not waited for).
-const OUTPUT_AFTER_EXIT: Duration = Duration::from_secs(1);
 
 /// What a launch is asked to do besides the scenario.
 #[derive(Clone, Debug, Default)]
@@ -180,24 +176,15 @@ pub(crate) async fn launch_seen(
     let exited = live.drive(process, max, orders, signals).await?;
     let duration_ms = live.now_ms();
     live.settle(readers, receiving).await;
+    let ended = live.outcome();
     let Live {
         run_id,
         mut watch,
         output,
         steering,
-        mut ended,
         gateway,
         ..
     } = live;
-    let gateway = gateway.map(|g| g.told);
-    if ended == Ended::Exited
-        && let Some(why) = gateway.as_ref().and_then(GatewayCalls::ended)
-    {
-        // The program ended by itself once its budget was spent or its
-        // cassette missed (most often raising the error it was
-        // answered): that ended it.
-        ended = why;
-    }
     Ok(Finished {
         run_id,
         id,
@@ -209,7 +196,7 @@ pub(crate) async fn launch_seen(
         run: watch.runs.close(id),
         steering: steering.finish(id),
         prices: settings.prices,
-        gateway,
+        gateway: gateway.map(|g| g.told),
         launched,
     })
 }
@@ -226,165 +213,6 @@ fn steering_of(flags: &BTreeMap<String, bool>, breaks: &[String]) -> Arc<Steerin
     )
 }
 
-/// A run while its program goes: what has come of it so far.
-struct Live {
-    run_id: String,
-    started: Instant,
-    watch: Watch,
-    output: OutputTail,
-    batches: mpsc::Receiver<Batch>,
-    lines: mpsc::Receiver<(Stream, String)>,
-    steering: Arc<Steering>,
-    /// Asks the program's task to stop it; taken once asked.
-    stop_tx: Option<oneshot::Sender<()>>,
-    ended: Ended,
-    gateway: Option<RunGateway>,
-    grace: Duration,
-    /// When a program past its budget is stopped unless it has ended by
-    /// then: it is given a grace to raise the refusal it was answered.
-    budget_stop: Option<Instant>,
-    /// Where each line is handed as it comes, if anywhere.
-    seen: Option<mpsc::Sender<OutputLine>>,
-}
-
-impl Live {
-    fn now_ms(&self) -> u64 {
-        ms(Instant::now().saturating_duration_since(self.started))
-    }
-
-    fn line(&mut self, (stream, text): (Stream, String)) {
-        let line = OutputLine {
-            at_ms: self.now_ms(),
-            stream,
-            text,
-        };
-        if let Some(seen) = &self.seen {
-            let _ = seen.try_send(line.clone());
-        }
-        self.output.push(line);
-    }
-
-    fn batch(&mut self, mut batch: Batch) {
-        stamp(&mut batch, &self.run_id);
-        self.watch.take(&batch);
-    }
-
-    /// Take in a report of the run's endpoint: past a budget or at a
-    /// cassette's miss, the program is stopped after a grace unless it
-    /// ends first.
-    fn report(&mut self, report: crate::gateway::endpoint::Report) {
-        let at_ms = self.now_ms();
-        let Some(gateway) = self.gateway.as_mut() else {
-            return;
-        };
-        if gateway.take(at_ms, report) && self.stop_tx.is_some() {
-            self.budget_stop = Some(Instant::now() + self.grace);
-        }
-    }
-
-    /// Begin the stop (once): the program's task signals its group.
-    fn stop(&mut self, why: Ended) {
-        if let Some(tx) = self.stop_tx.take() {
-            self.ended = why;
-            let _ = tx.send(());
-        }
-    }
-
-    /// Take in spans and output until the program has ended; how it did.
-    async fn drive(
-        &mut self,
-        mut process: JoinHandle<std::io::Result<Exited>>,
-        max: Duration,
-        mut orders: Option<mpsc::Receiver<Order>>,
-        mut signals: Option<&mut crate::signals::Signals>,
-    ) -> Result<Exited, LaunchError> {
-        let deadline = tokio::time::sleep(max);
-        tokio::pin!(deadline);
-        let mut changes = self.steering.subscribe();
-        let exited = loop {
-            let going = self.stop_tx.is_some();
-            let signal = crate::signals::next_of(signals.as_deref_mut());
-            let order = async {
-                match orders.as_mut() {
-                    Some(o) => o.recv().await,
-                    None => std::future::pending().await,
-                }
-            };
-            let report = async {
-                match self.gateway.as_mut() {
-                    Some(gateway) => gateway.next().await,
-                    None => std::future::pending().await,
-                }
-            };
-            let budget_stop = self.budget_stop;
-            let spent = async move {
-                match budget_stop {
-                    Some(at) => tokio::time::sleep_until(at).await,
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                exited = &mut process => break exited,
-                Some(batch) = self.batches.recv() => self.batch(batch),
-                Some(line) = self.lines.recv() => self.line(line),
-                Some(report) = report => self.report(report),
-                () = spent, if going => {
-                    if let Some(why) = self.gateway.as_ref().and_then(|g| g.told.ended()) {
-                        self.stop(why);
-                    }
-                }
-                () = &mut deadline, if going => self.stop(Ended::MaxSeconds),
-                Some(signal) = signal, if going => self.stop(Ended::Interrupted(signal)),
-                Some(Order::Stop(why)) = order, if going => self.stop(Ended::Stopped(why)),
-                Ok(()) = changes.changed(), if going => {
-                    if let Some(why) = stopped(&self.steering, &self.run_id) {
-                        self.stop(Ended::Stopped(why));
-                    }
-                }
-            }
-        };
-        match exited {
-            Ok(Ok(exited)) => Ok(exited),
-            Ok(Err(e)) => Err(LaunchError::Internal(format!(
-                "cannot wait for the program: {e}"
-            ))),
-            Err(e) => Err(LaunchError::Internal(format!(
-                "the program's task failed: {e}"
-            ))),
-        }
-    }
-
-    /// After the program's end: the rest of its output and of its spans.
-    async fn settle(&mut self, readers: Vec<JoinHandle<u64>>, receiving: Receiving) {
-        // The program's group is gone: its pipes end, unless something that
-        // left the group holds them, which is not waited for.
-        let _ = tokio::time::timeout(OUTPUT_AFTER_EXIT, async {
-            while let Some(line) = self.lines.recv().await {
-                self.line(line);
-            }
-        })
-        .await;
-        for reader in readers {
-            reader.abort();
-            if let Ok(dropped) = reader.await {
-                self.output.lines_not_kept += dropped;
-            }
-        }
-        // Every batch the program sent before it ended was taken by the
-        // receiver before it answered: stopping the receiver ends the queue.
-        receiving.shutdown().await;
-        while let Some(batch) = self.batches.recv().await {
-            self.batch(batch);
-        }
-        let started = self.started;
-        if let Some(gateway) = self.gateway.as_mut() {
-            gateway
-                .drain(|| ms(Instant::now().saturating_duration_since(started)))
-                .await;
-        }
-    }
-}
-
 /// The run's flags: the scenario's defaults, then `--flag`.
 fn flags_of(loaded: &LoadedProgram, given: &[(String, bool)]) -> BTreeMap<String, bool> {
     let mut flags: BTreeMap<String, bool> = loaded
@@ -395,8 +223,4 @@ fn flags_of(loaded: &LoadedProgram, given: &[(String, bool)]) -> BTreeMap<String
         .collect();
     flags.extend(given.iter().cloned());
     flags
-}
-
-fn ms(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
