@@ -155,15 +155,7 @@ mod tests {
         terminal
             .draw(|frame| draw(frame, frame.area(), prompt))
             .unwrap();
-        let buffer = terminal.backend().buffer();
-        (0..buffer.area.height)
-            .map(|y| {
-                (0..buffer.area.width)
-                    .map(|x| buffer[(x, y)].symbol())
-                    .collect::<String>()
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+        crate::tui::buffer_text::text(terminal.backend().buffer())
     }
 
     #[test]
