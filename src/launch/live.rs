@@ -7,7 +7,7 @@ use super::gateway::RunGateway;
 use super::output::{OutputLine, OutputTail, Stream};
 use super::process::Exited;
 use super::receiver::{stamp, stopped};
-use super::run::{LaunchError, Order};
+use crate::scenario::ScenarioErrors;
 use crate::watch::consume::Watch;
 use crate::watch::receive::{Batch, Receiving};
 use crate::watch::steer::Steering;
@@ -16,6 +16,21 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
+
+/// Why a launch could not run.
+#[derive(Debug)]
+pub enum LaunchError {
+    /// The scenario names something that cannot start (exit 2).
+    BadInput(ScenarioErrors),
+    /// Conclave's own side failed (exit 1).
+    Internal(String),
+}
+
+/// Something the run's loop is told to do from outside (the dashboard).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Order {
+    Stop(String),
+}
 
 /// How long the output may go on after the program ended (a process that
 /// left its group and kept the pipe open is not waited for).

@@ -10,6 +10,7 @@ use super::environment::{Launch, new_run_id, variables};
 use super::gateway::{GatewayCalls, RunGateway};
 use super::launched_as::{LaunchedAs, RunAs};
 use super::live::Live;
+pub use super::live::{LaunchError, Order};
 use super::output::{OutputLine, OutputTail};
 use super::prepare::Prepared;
 use super::process::Exited;
@@ -17,7 +18,7 @@ use super::receiver::open_receiver;
 use super::scenario::LoadedProgram;
 use super::start::{own, start_program};
 use crate::gateway::endpoint::Budgets;
-use crate::scenario::{PriceTable, ScenarioErrors};
+use crate::scenario::PriceTable;
 use crate::span::{TraceId, run_id_of};
 use crate::watch::consume::{Watch, WatchOptions};
 use crate::watch::runs::Run;
@@ -76,21 +77,6 @@ pub struct Finished {
     pub gateway: Option<GatewayCalls>,
     /// What starts the program again, for its recording.
     pub launched: LaunchedAs,
-}
-
-/// Why a launch could not run.
-#[derive(Debug)]
-pub enum LaunchError {
-    /// The scenario names something that cannot start (exit 2).
-    BadInput(ScenarioErrors),
-    /// Conclave's own side failed (exit 1).
-    Internal(String),
-}
-
-/// Something the run's loop is told to do from outside (the dashboard).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Order {
-    Stop(String),
 }
 
 /// Launch `prepared` as the run of `loaded` and drive it to its end.
