@@ -71,6 +71,7 @@ mod last_known_good;
 mod launch;
 mod launch_fork_dashboard;
 mod launch_frameworks;
+mod launch_journal;
 mod launch_screen;
 mod local_servers_every_scenario;
 mod mcp;

@@ -56,7 +56,8 @@ fn scenario(dir: &Path, upstream: &str, extra: &str) -> (String, String) {
     let command = json!([python(Framework::OpenAiAgents), fixture]);
     let text = format!(
         r#"{{"name": "weather", "pattern": "program", "command": {command},
-  "env": {{"OPENAI_API_KEY": "sk-the-programs-own"}},
+  "env": {{"OPENAI_API_KEY": "sk-the-programs-own", "OPENAI_ORG_ID": "org-weather",
+           "OPENAI_PROJECT_ID": "proj_forecasts"}},
   "model": {{"upstream": "{upstream}", "key_env": "GW_UPSTREAM_KEY"{extra}}},
   "stop_grace_ms": 2000}}"#
     );
@@ -109,6 +110,16 @@ fn a_launched_programs_calls_through_its_endpoint_are_the_runs_calls_tokens_and_
             request.header("authorization").as_deref(),
             Some(format!("Bearer {UPSTREAM_KEY}").as_str()),
             "the upstream gets its own key, never the program's"
+        );
+        // The organization and project the program's client names (from
+        // OPENAI_ORG_ID and OPENAI_PROJECT_ID) go on with its call.
+        assert_eq!(
+            request.header("openai-organization").as_deref(),
+            Some("org-weather")
+        );
+        assert_eq!(
+            request.header("openai-project").as_deref(),
+            Some("proj_forecasts")
         );
     }
     let streamed: Value = serde_json::from_slice(&seen[1].body).unwrap();

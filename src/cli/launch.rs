@@ -170,7 +170,7 @@ impl LaunchCommand {
             flags: self.flags,
             seed: self.seed,
             prices: self.pricing,
-            record: false,
+            record: None,
             announce: true,
             breaks: self.breaks,
             budgets: self.budgets.budgets(),

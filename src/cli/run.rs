@@ -154,7 +154,7 @@ impl RunCommand {
                     flags: self.flags,
                     seed: self.seed,
                     prices: self.model.pricing,
-                    record: false,
+                    record: None,
                     announce: true,
                     cassette,
                     ..Default::default()

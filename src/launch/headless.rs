@@ -3,6 +3,7 @@
 //! result printed as one JSON document on stdout, exit 0, 3, 2 or 1 as
 //! for any scenario, and the run recorded unless told not to.
 
+use super::journal::RecordAt;
 use super::recording;
 use super::result::LaunchResult;
 use super::run::{Ended, LaunchError, LaunchSettings, launch};
@@ -14,7 +15,7 @@ use std::path::PathBuf;
 /// Where a launched run is recorded.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Recording {
-    /// The dashboard's runs folder (see [`recording::default_path`]).
+    /// The dashboard's runs folder (see [`recording::default_folder`]).
     #[default]
     Default,
     To(PathBuf),
@@ -40,7 +41,11 @@ pub fn headless(launch_of: HeadlessLaunch) -> Exit {
         mut settings,
         recording,
     } = launch_of;
-    settings.record = recording != Recording::Off;
+    settings.record = match recording {
+        Recording::Default => recording::default_folder().map(RecordAt::Folder),
+        Recording::To(path) => Some(RecordAt::File(path)),
+        Recording::Off => None,
+    };
     settings.announce = true;
     let cassette = settings.cassette.clone();
     runtime.block_on(async move {
@@ -57,13 +62,8 @@ pub fn headless(launch_of: HeadlessLaunch) -> Exit {
             }
         };
         let mut result = LaunchResult::of(&finished, &program.scenario.name);
-        let path = match recording {
-            Recording::Default => recording::default_path(&finished.run_id),
-            Recording::To(path) => Some(path),
-            Recording::Off => None,
-        };
-        if let Some(path) = path
-            && let Err(e) = recording::write(&path, &finished, &mut result)
+        if let Some(path) = &finished.recording
+            && let Err(e) = recording::write(path, &finished, &mut result)
         {
             output::message(&format!(
                 "conclave: cannot record the run to {}: {e}",

@@ -4,10 +4,12 @@
 
 use super::ended::Ended;
 use super::gateway::RunGateway;
+use super::journal::Journal;
 use super::output::{OutputLine, OutputTail, Stream};
 use super::process::Exited;
 use super::receiver::{stamp, stopped};
 use crate::scenario::ScenarioErrors;
+use crate::span::TraceId;
 use crate::watch::consume::Watch;
 use crate::watch::receive::{Batch, Receiving};
 use crate::watch::steer::Steering;
@@ -38,7 +40,11 @@ const OUTPUT_AFTER_EXIT: Duration = Duration::from_secs(1);
 
 /// A run while its program goes: what has come of it so far.
 pub(super) struct Live {
+    /// The run's id, and as the trace its spans are joined to.
+    pub(super) id: TraceId,
     pub(super) run_id: String,
+    /// The recording as the run goes, if the run is recorded.
+    pub(super) journal: Option<Journal>,
     pub(super) started: Instant,
     pub(super) watch: Watch,
     pub(super) output: OutputTail,
@@ -81,12 +87,24 @@ impl Live {
         if let Some(seen) = &self.seen {
             let _ = seen.try_send(line.clone());
         }
+        if let Some(journal) = self.journal.as_mut() {
+            journal.output(&line);
+        }
         self.output.push(line);
     }
 
     fn batch(&mut self, mut batch: Batch) {
         stamp(&mut batch, &self.run_id);
         self.watch.take(&batch);
+        self.journal_up();
+    }
+
+    /// Write what came of the run since the journal's last lines.
+    fn journal_up(&mut self) {
+        if let Some(journal) = self.journal.as_mut() {
+            let run = self.watch.runs.get(self.id);
+            journal.catch_up(run, &self.steering, self.gateway.as_ref().map(|g| &g.told));
+        }
     }
 
     /// Take in a report of the run's endpoint: past a budget or at a
@@ -100,6 +118,7 @@ impl Live {
         if gateway.take(at_ms, report) && self.stop_tx.is_some() {
             self.budget_stop = Some(Instant::now() + self.grace);
         }
+        self.journal_up();
     }
 
     /// Begin the stop (once): the program's task signals its group.
@@ -157,6 +176,7 @@ impl Live {
                 Some(signal) = signal, if going => self.stop(Ended::Interrupted(signal)),
                 Some(Order::Stop(why)) = order, if going => self.stop(Ended::Stopped(why)),
                 Ok(()) = changes.changed(), if going => {
+                    self.journal_up();
                     if let Some(why) = stopped(&self.steering, &self.run_id) {
                         self.stop(Ended::Stopped(why));
                     }

@@ -12,6 +12,7 @@ pub mod fork;
 pub(crate) mod fork_offer;
 pub mod gateway;
 pub mod headless;
+mod journal;
 pub mod launched_as;
 mod live;
 pub mod output;
@@ -27,5 +28,6 @@ pub mod sweep;
 
 pub use cassette::LaunchCassette;
 pub use headless::{HeadlessLaunch, Recording, headless};
+pub use journal::RecordAt;
 pub use run::LaunchSettings;
 pub use scenario::{LoadedProgram, sniff};

@@ -2,7 +2,8 @@
 //! and `conclave compare` read it as any watched run) holding the
 //! program's spans, its steering decisions, its output lines kept, its
 //! model calls through the run's endpoint and, last, the launch's whole
-//! result.
+//! result. It takes the place of the run's journal (`journal.rs`), the
+//! recording written as the run went.
 
 use super::result::LaunchResult;
 use super::run::Finished;
@@ -12,28 +13,47 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Where a launched run is recorded when no `--record` says: the
-/// dashboard's runs folder, `launch-<run id>.jsonl`; `None` without a
+/// dashboard's runs folder, as `launch-<run id>.jsonl`; `None` without a
 /// state folder.
-pub fn default_path(run_id: &str) -> Option<PathBuf> {
-    Some(
-        crate::state_dir::state_dir()?
-            .join("runs")
-            .join(format!("launch-{run_id}.jsonl")),
-    )
+pub fn default_folder() -> Option<PathBuf> {
+    Some(crate::state_dir::state_dir()?.join("runs"))
 }
 
 /// Write `finished` with its `result` to `path` (its folder made when
-/// missing, a file there already refused); `result.recording` names
-/// the file.
+/// missing, a file there already refused unless it is the run's own
+/// journal, which the whole recording then replaces at once);
+/// `result.recording` names the file.
 pub fn write(path: &Path, finished: &Finished, result: &mut LaunchResult) -> std::io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
+    }
+    if finished.journaled && finished.recording.as_deref() == Some(path) {
+        let mut beside = path.as_os_str().to_owned();
+        beside.push(".whole");
+        let beside = PathBuf::from(beside);
+        let written = std::fs::File::create(&beside)
+            .and_then(|file| write_whole(file, finished, result, path))
+            .and_then(|()| std::fs::rename(&beside, path));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&beside);
+        }
+        return written;
     }
     // A recording is never written over, as any run's `--record`.
     let file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(path)?;
+    write_whole(file, finished, result, path)
+}
+
+/// The whole recording of `finished` into `file`, which is to be `path`.
+fn write_whole(
+    file: std::fs::File,
+    finished: &Finished,
+    result: &mut LaunchResult,
+    path: &Path,
+) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::new(file);
     let launch = serde_json::to_value(&finished.launched).ok();
     write_line(

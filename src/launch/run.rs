@@ -8,6 +8,7 @@
 pub use super::ended::Ended;
 use super::environment::{Launch, new_run_id, variables};
 use super::gateway::{GatewayCalls, RunGateway};
+use super::journal::{Journal, RecordAt};
 use super::launched_as::{LaunchedAs, RunAs};
 use super::live::Live;
 pub use super::live::{LaunchError, Order};
@@ -24,6 +25,7 @@ use crate::watch::consume::{Watch, WatchOptions};
 use crate::watch::runs::Run;
 use crate::watch::steer::{Limits, Policy, SteerSummary, Steering};
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -41,8 +43,9 @@ pub struct LaunchSettings {
     pub flags: Vec<(String, bool)>,
     pub seed: Option<u64>,
     pub prices: Option<PriceTable>,
-    /// Keep every span's arrival, for the recording.
-    pub record: bool,
+    /// Where the run is recorded, if it is: the recording is written as
+    /// the run goes (a journal) and whole at its end.
+    pub record: Option<RecordAt>,
     /// Say on stderr where the run receives (its id and address), for a
     /// person or a test that steers it.
     pub announce: bool,
@@ -77,6 +80,11 @@ pub struct Finished {
     pub gateway: Option<GatewayCalls>,
     /// What starts the program again, for its recording.
     pub launched: LaunchedAs,
+    /// Where the run is recorded, if it is.
+    pub recording: Option<PathBuf>,
+    /// Whether the file there is the run's own journal, which the whole
+    /// recording takes the place of.
+    pub(crate) journaled: bool,
 }
 
 /// Launch `prepared` as the run of `loaded` and drive it to its end.
@@ -142,8 +150,18 @@ pub(crate) async fn launch_seen(
         prices: settings.prices.clone(),
         ..WatchOptions::default()
     });
-    watch.runs.keep_arrivals = settings.record;
+    watch.runs.keep_arrivals = settings.record.is_some();
+    let recording = settings.record.as_ref().map(|at| at.path(&run_id));
+    let journal = recording.as_deref().and_then(|path| {
+        let launched = serde_json::to_value(&launched).ok();
+        // A file that cannot be made now is said at the end, when the
+        // whole recording is refused the same way.
+        Journal::open(path, (&run_id, id), launched).ok()
+    });
+    let journaled = journal.is_some();
     let mut live = Live {
+        id,
+        journal,
         run_id,
         started: Instant::now(),
         watch,
@@ -184,6 +202,8 @@ pub(crate) async fn launch_seen(
         prices: settings.prices,
         gateway: gateway.map(|g| g.told),
         launched,
+        recording,
+        journaled,
     })
 }
 

@@ -221,8 +221,27 @@ pub(crate) enum ReadError {
     },
 }
 
-/// Read the watch recording at `path`.
+/// Read the watch recording at `path`, every line of it whole: what a
+/// cassette or a fork serves calls from.
 pub(crate) fn read(path: &Path) -> Result<WatchRecording, ReadError> {
+    read_lines(path, CutEnd::Refused)
+}
+
+/// Read the watch recording at `path` as far as it was written: a last
+/// line cut while it was written (a launched run's journal when Conclave
+/// was killed) is left out. What a replay and a comparison read.
+pub(crate) fn read_as_written(path: &Path) -> Result<WatchRecording, ReadError> {
+    read_lines(path, CutEnd::LeftOut)
+}
+
+/// What a last line cut short is to a reader.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CutEnd {
+    Refused,
+    LeftOut,
+}
+
+fn read_lines(path: &Path, cut_end: CutEnd) -> Result<WatchRecording, ReadError> {
     let shown = path.display().to_string();
     let io = |source| ReadError::Io {
         path: shown.clone(),
@@ -256,11 +275,21 @@ pub(crate) fn read(path: &Path) -> Result<WatchRecording, ReadError> {
         if buf.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let line: Line = serde_json::from_slice(&buf).map_err(|e| ReadError::Line {
-            path: shown.clone(),
-            line: no,
-            why: e.to_string(),
-        })?;
+        let line: Line = match serde_json::from_slice(&buf) {
+            Ok(line) => line,
+            // A last line without its end: the file was cut while it was
+            // written (a launched run's journal when Conclave was killed).
+            Err(e) if cut_end == CutEnd::LeftOut && e.is_eof() && buf.last() != Some(&b'\n') => {
+                break;
+            }
+            Err(e) => {
+                return Err(ReadError::Line {
+                    path: shown,
+                    line: no,
+                    why: e.to_string(),
+                });
+            }
+        };
         match line {
             Line::WatchStarted {
                 trace_id, launch, ..
@@ -292,4 +321,41 @@ pub(crate) fn read(path: &Path) -> Result<WatchRecording, ReadError> {
         });
     }
     Ok(rec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{read, read_as_written};
+
+    const STARTED: &str =
+        r#"{"type":"watch_started","trace_id":"0af7651916cd43dd8448eb211c80319c"}"#;
+    const OUTPUT: &str = r#"{"type":"program_output","at_ms":5,"stream":"stdout","text":"ready"}"#;
+
+    #[test]
+    fn a_file_cut_in_its_last_line_replays_up_to_that_line_and_serves_no_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cut.jsonl");
+        let cut = &OUTPUT[..30];
+        std::fs::write(&path, format!("{STARTED}\n{OUTPUT}\n{cut}")).unwrap();
+        let error = read(&path).unwrap_err().to_string();
+        assert!(
+            error.contains("cut.jsonl:3: expected"),
+            "a cassette's reading: {error}"
+        );
+        let back = read_as_written(&path).unwrap();
+        assert_eq!(back.output.len(), 1);
+        assert_eq!(back.output[0].text, "ready");
+        assert!(back.summary.is_none());
+        // A broken line that is not the file's cut end is still refused,
+        // at its place.
+        for text in [
+            format!("{STARTED}\n{cut}\n{OUTPUT}\n"),
+            format!("{STARTED}\n{cut}\n"),
+            format!("{STARTED}\n{{\"type\":\"program_output\"}}"),
+        ] {
+            std::fs::write(&path, &text).unwrap();
+            let error = read_as_written(&path).unwrap_err().to_string();
+            assert!(error.contains("cut.jsonl:2: expected"), "{error}");
+        }
+    }
 }

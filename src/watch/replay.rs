@@ -5,7 +5,7 @@
 //! first place they differ.
 
 use super::forest::Forest;
-use super::record::read;
+use super::record::read_as_written;
 use super::runs::DEFAULT_MAX_SPANS;
 use super::summary::{WatchSummary, summarise};
 use crate::exit::Exit;
@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// The run recorded at `path`, rebuilt from its spans.
 pub(crate) fn rebuild(path: &Path) -> Result<WatchSummary, Exit> {
-    let rec = read(path).map_err(|e| {
+    let rec = read_as_written(path).map_err(|e| {
         output::message(&format!("conclave: {e}"));
         Exit::BadInput
     })?;
@@ -54,7 +54,7 @@ pub(crate) fn rebuild(path: &Path) -> Result<WatchSummary, Exit> {
 /// Step through a watch recording: each span's arrival on stderr, the
 /// run's line on stdout.
 pub fn replay(path: &Path) -> Exit {
-    if let Ok(rec) = read(path) {
+    if let Ok(rec) = read_as_written(path) {
         for (at_ms, span) in &rec.spans {
             let kind = super::read::read(span).kind();
             output::message(&format!("+{at_ms} ms  {kind:?}  {}", span.name));
@@ -95,7 +95,7 @@ pub fn replay(path: &Path) -> Exit {
 /// summary says them: a replay tells how the run ended as well as what
 /// it did.
 fn launch_end(path: &Path) -> Option<serde_json::Map<String, serde_json::Value>> {
-    let summary = read(path).ok()?.summary?;
+    let summary = read_as_written(path).ok()?.summary?;
     let ended: serde_json::Map<_, _> = ["status", "stop_reason", "error"]
         .into_iter()
         .filter_map(|key| Some((key.to_string(), summary.get(key)?.clone())))

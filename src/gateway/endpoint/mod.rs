@@ -7,6 +7,7 @@
 mod answer;
 mod cassette;
 mod edited;
+mod forwarded;
 mod prepare;
 mod report;
 mod request_hash;
@@ -21,6 +22,7 @@ mod whole;
 
 pub(crate) use cassette::{EndpointCassette, ForkPoint, check_answer};
 pub(crate) use edited::EditedAnswer;
+pub(crate) use forwarded::Forwarded;
 #[cfg(test)]
 pub(crate) use prepare::prepare;
 pub(crate) use prepare::{prepare_hashed, usage_of_answer};

@@ -9,6 +9,7 @@
 use super::answer::{Ending, stream, whole};
 use super::cassette::{Asked, EndpointCassette, Serve, answer_of, miss_answer};
 use super::edited::EditedAnswer;
+use super::forwarded::Forwarded;
 use super::prepare::Prepared;
 use super::report::{self, Answered, EndpointCall, Pending, Report, Reports};
 use super::served::{Served, lock};
@@ -100,13 +101,19 @@ impl Endpoints {
         Some(spend)
     }
 
-    /// Answer one call to `route` with `body`.
-    pub(crate) async fn call(&self, route: Route<'_>, body: &[u8]) -> Served {
+    /// Answer one call to `route` with `body`, its `forwarded` headers
+    /// going upstream with it.
+    pub(crate) async fn call(
+        &self,
+        route: Route<'_>,
+        body: &[u8],
+        forwarded: &Forwarded,
+    ) -> Served {
         if route.api == Api::Models {
             if let Some(cassette) = &self.cassette {
                 return super::cassette::models_of(cassette);
             }
-            return match self.send(Api::Models, None).await {
+            return match self.send(Api::Models, None, forwarded).await {
                 Ok(answer) => whole(answer, Api::Models, false).await.0,
                 Err(refused) => Served::refusal(&refused),
             };
@@ -156,7 +163,7 @@ impl Endpoints {
                 Serve::Live => {}
             }
         }
-        let answer = match self.send(route.api, Some(prepared.body)).await {
+        let answer = match self.send(route.api, Some(prepared.body), forwarded).await {
             Ok(answer) => answer,
             Err(refused) => {
                 let error = Some(refused.message.clone());
@@ -253,7 +260,12 @@ impl Endpoints {
     /// Send a call upstream, tried again as a remote model's call is: the
     /// upstream's answer (a refusal among them once the tries are spent),
     /// or a 502 saying why none came.
-    async fn send(&self, api: Api, body: Option<Vec<u8>>) -> Result<reqwest::Response, Refused> {
+    async fn send(
+        &self,
+        api: Api,
+        body: Option<Vec<u8>>,
+        forwarded: &Forwarded,
+    ) -> Result<reqwest::Response, Refused> {
         let url = format!(
             "{}{}",
             self.config.upstream.trim_end_matches('/'),
@@ -271,6 +283,7 @@ impl Endpoints {
                     .body(body.clone()),
                 None => self.client.get(&url),
             };
+            request = forwarded.onto(request);
             if let Some(key) = self.config.key() {
                 request = request.header(reqwest::header::AUTHORIZATION, key.bearer());
             }

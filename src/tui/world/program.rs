@@ -71,7 +71,7 @@ impl Drive {
         runtime.block_on(async move {
             let (seen, lines) = mpsc::channel(SEEN_QUEUE);
             let settings = LaunchSettings {
-                record: recording.is_some(),
+                record: recording.map(crate::launch::RecordAt::Folder),
                 ..settings
             };
             let driven = launch_seen(
@@ -83,7 +83,7 @@ impl Drive {
                 Some(seen),
             );
             let (finished, ()) = tokio::join!(driven, tell_lines(&bus, lines));
-            bus.publish(finish(finished, &program, recording));
+            bus.publish(finish(finished, &program));
         });
     }
 }
@@ -216,7 +216,6 @@ async fn tell_lines(bus: &Bus, mut lines: mpsc::Receiver<OutputLine>) {
 fn finish(
     finished: Result<crate::launch::run::Finished, LaunchError>,
     program: &LoadedProgram,
-    recording: Option<PathBuf>,
 ) -> EventKind {
     let finished = match finished {
         Ok(finished) => finished,
@@ -225,11 +224,10 @@ fn finish(
     };
     let mut result = LaunchResult::of(&finished, &program.scenario.name);
     let mut problem = None;
-    if let Some(dir) = recording {
-        let path = dir.join(format!("launch-{}.jsonl", finished.run_id));
-        if let Err(e) = crate::launch::recording::write(&path, &finished, &mut result) {
-            problem = Some(format!("cannot record the run to {}: {e}", path.display()));
-        }
+    if let Some(path) = &finished.recording
+        && let Err(e) = crate::launch::recording::write(path, &finished, &mut result)
+    {
+        problem = Some(format!("cannot record the run to {}: {e}", path.display()));
     }
     let (status, reason) = match result.stop_reason {
         LaunchStop::Completed => (RunStatus::Ok, StopReason::Success),

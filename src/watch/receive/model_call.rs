@@ -3,7 +3,9 @@
 //! listener's read time) and handed to the gateway's endpoint, its answer
 //! written back whole or as the upstream's stream, piece by piece.
 
-use crate::gateway::endpoint::{self, Endpoints, MAX_REQUEST, Refused, Served, ServedBody};
+use crate::gateway::endpoint::{
+    self, Endpoints, Forwarded, MAX_REQUEST, Refused, Served, ServedBody,
+};
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
@@ -33,6 +35,10 @@ pub(super) async fn answer(
         Ok(route) => route,
         Err(refused) => return reply(Served::refusal(&refused)),
     };
+    let forwarded = match Forwarded::of(request.headers()) {
+        Ok(forwarded) => forwarded,
+        Err(refused) => return reply(Served::refusal(&refused)),
+    };
     let read = Limited::new(request.into_body(), MAX_REQUEST).collect();
     let body = match tokio::time::timeout(read_timeout, read).await {
         Err(_) => Err(Refused::new(408, "the request body did not arrive in time")),
@@ -47,7 +53,7 @@ pub(super) async fn answer(
         Ok(Ok(collected)) => Ok(collected.to_bytes()),
     };
     match body {
-        Ok(body) => reply(gateway.call(route, &body).await),
+        Ok(body) => reply(gateway.call(route, &body, &forwarded).await),
         Err(refused) => reply(Served::refusal(&refused)),
     }
 }

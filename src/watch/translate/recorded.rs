@@ -12,7 +12,7 @@ use super::Translator;
 use crate::bus::Event;
 use crate::watch::forest::{Forest, Inserted};
 use crate::watch::read::Readings;
-use crate::watch::record::read;
+use crate::watch::record::read_as_written;
 use crate::watch::runs::{Arrival, DEFAULT_MAX_SPANS};
 use crate::watch::steer::Decision;
 use crate::watch::steer::words::decision_words;
@@ -23,7 +23,7 @@ use std::sync::Arc;
 /// The events of the run recorded at `path`; the error names the file
 /// and the line that cannot be read.
 pub(crate) fn events_of(path: &Path) -> Result<Vec<Arc<Event>>, String> {
-    let mut rec = read(path).map_err(|e| e.to_string())?;
+    let mut rec = read_as_written(path).map_err(|e| e.to_string())?;
     let trace = u128::from_str_radix(&rec.trace_id, 16).unwrap_or(0);
     let steering = crate::watch::steer::replayed::steering_of(&rec);
     let mut forest = Forest::new(DEFAULT_MAX_SPANS.max(rec.spans.len()));
