@@ -145,7 +145,8 @@ fn held_and_stepped(watch: &Watch, run: &Run, first: (&str, &str), gates: u64) -
 /// none of its messages (what AutoGen charges every message for any
 /// handler), yet they are counted as the run's gates, and a pause pressed
 /// during a model call still holds the next message: no model call
-/// starts. The same team run again at once with that handler counts its own.
+/// starts. The same team run again at once with that handler counts its
+/// own, and a breakpoint set while it sleeps holds its next request.
 #[test]
 fn a_handler_asleep_under_its_lease_costs_no_message_and_a_pause_still_holds_the_next() {
     let watch = Watch::start(&[]);
@@ -187,7 +188,27 @@ fn a_handler_asleep_under_its_lease_costs_no_message_and_a_pause_still_holds_the
     // The same team again at once, with the same handler, in a run of its
     // own: its messages are its gates, not the first run's.
     let again = run.expect("run")["trace_id"].as_str().unwrap().to_string();
-    for _ in 0..9 {
+    let mut calls = Vec::new();
+    while calls.len() < 6 {
+        calls.push(run.expect("model_call"));
+    }
+    assert_eq!(calls[5]["asleep"], true, "{}", calls[5]);
+    // A breakpoint set while the handler sleeps wakes it too: the next
+    // request to speak is held, and no model call starts.
+    let at = "GroupChatRequestPublish";
+    watch.steer(json!({"op": "set_break", "name": at, "on": true}));
+    run.send("the model answered");
+    let woke = run.expect("woke");
+    assert_eq!(woke["asleep"], false, "{woke}");
+    let (gate, _) = watch.waiting(&again, "gate");
+    assert_eq!(gate["name"], at, "{gate}");
+    assert!(
+        named(&run.told(), "model_call").is_empty(),
+        "a model call started past the breakpoint"
+    );
+    watch.steer(json!({"op": "set_break", "name": at, "on": false}));
+    watch.steer(json!({"op": "run_on", "trace_id": again}));
+    for _ in 0..3 {
         run.expect("model_call");
     }
     assert_eq!(run.expect("finished")["messages"], 10);
