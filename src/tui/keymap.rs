@@ -212,7 +212,7 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('+'), key('=')], label: "+", action: Action::Faster, help: "faster", scope: Scope::Replay },
     Binding { keys: &[key('-')], label: "-", action: Action::Slower, help: "slower", scope: Scope::Replay },
     Binding { keys: &[key('r')], label: "r", action: Action::Restart, help: "replay from the start", scope: Scope::Replay },
-    Binding { keys: &[key('x')], label: "x", action: Action::Fork, help: "fork at this gate", scope: Scope::Replay },
+    Binding { keys: &[key('x')], label: "x", action: Action::Fork, help: "fork at this gate (a launched program's run: at a model call)", scope: Scope::Replay },
     Binding { keys: &[code(KeyCode::Up), code(KeyCode::BackTab)], label: "↑", action: Action::Up, help: "previous row", scope: FORK },
     Binding { keys: &[code(KeyCode::Down), code(KeyCode::Tab)], label: "↓", action: Action::Down, help: "next row", scope: FORK },
     Binding { keys: &[], label: "←/→", action: Action::Toggle, help: "pick gate, answer", scope: FORK },
