@@ -151,13 +151,7 @@ pub(crate) async fn launch_seen(
         ..WatchOptions::default()
     });
     watch.runs.keep_arrivals = settings.record.is_some();
-    let recording = settings.record.as_ref().map(|at| at.path(&run_id));
-    let journal = recording.as_deref().and_then(|path| {
-        let launched = serde_json::to_value(&launched).ok();
-        // A file that cannot be made now is said at the end, when the
-        // whole recording is refused the same way.
-        Journal::open(path, (&run_id, id), launched).ok()
-    });
+    let (recording, journal) = journal_of(settings.record.as_ref(), (&run_id, id), &launched);
     let journaled = journal.is_some();
     let mut live = Live {
         id,
@@ -205,6 +199,22 @@ pub(crate) async fn launch_seen(
         recording,
         journaled,
     })
+}
+
+/// Where run `run_id` is recorded (`record`), and its journal there; a
+/// file that cannot be made now is said at the end, when the whole
+/// recording is refused the same way.
+fn journal_of(
+    record: Option<&RecordAt>,
+    (run_id, id): (&str, TraceId),
+    launched: &LaunchedAs,
+) -> (Option<PathBuf>, Option<Journal>) {
+    let Some(path) = record.map(|at| at.path(run_id)) else {
+        return (None, None);
+    };
+    let launched = serde_json::to_value(launched).ok();
+    let journal = Journal::open(&path, (run_id, id), launched).ok();
+    (Some(path), journal)
 }
 
 /// A launched run's steering: its flags as it starts, and its breakpoints.
