@@ -5,7 +5,7 @@
 //! Each test starts the real binary on small programs (sh, python3):
 //! about a second each, the 100 MB one a few.
 
-use crate::common::cli::{conclave, result};
+use crate::common::cli::{conclave, result, run_recorded};
 use crate::common::python::root;
 use crate::common::real::survivors;
 use serde_json::Value;
@@ -48,20 +48,7 @@ fn a_plain_program_is_one_run_of_its_spans_steering_and_output_and_is_recorded()
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("run.jsonl");
     let app = hooked(dir.path(), "plain_program.py", "{\"default\": true}");
-    let out = conclave(&[
-        "run",
-        &app,
-        "--headless",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run = result(&out);
+    let run = run_recorded(&app, &record);
     assert_eq!(run["status"], "ok");
     assert_eq!(run["stop_reason"], "completed");
     assert_eq!(run["exit_status"], 0);

@@ -5,7 +5,7 @@
 //! loopback upstream, its recording in the runs folder naming its
 //! parent. Two program runs of a fraction of a second each.
 
-use crate::common::cli::conclave;
+use crate::common::cli::run_recorded;
 use crate::common::openai_upstream;
 use crate::common::python::root;
 use conclave::bus::{Delivery, EventKind, Hub, RunStatus};
@@ -24,19 +24,7 @@ fn recorded(dir: &Path, upstream: &str) -> std::path::PathBuf {
     let app = dir.join("app.json");
     std::fs::write(&app, scenario.to_string()).unwrap();
     let record = dir.join("run.jsonl");
-    let out = conclave(&[
-        "run",
-        app.to_str().unwrap(),
-        "--headless",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_recorded(app.to_str().unwrap(), &record);
     record
 }
 

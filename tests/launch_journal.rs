@@ -3,7 +3,7 @@
 //! reads as far as the run got (its spans, steering decisions and output
 //! lines), and a run that ends leaves its whole recording in its place.
 
-use crate::common::cli::{conclave, result};
+use crate::common::cli::{conclave, result, run_recorded};
 use crate::common::python::root;
 use serde_json::Value;
 use std::path::Path;
@@ -100,20 +100,7 @@ fn a_launch_that_ends_leaves_its_whole_recording_in_the_journals_place() {
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("run.jsonl");
     let app = plain(dir.path(), false);
-    let out = conclave(&[
-        "run",
-        &app,
-        "--headless",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run = result(&out);
+    let run = run_recorded(&app, &record);
     let lines = lines_of(&record);
     let last = lines.last().unwrap();
     assert_eq!(last["type"], "watch_finished");

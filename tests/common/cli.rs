@@ -2,6 +2,7 @@
 //! that scenario paths are the ones the README shows.
 
 use serde_json::Value;
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// Run `conclave` with `args` and wait for it to exit.
@@ -11,6 +12,20 @@ pub fn conclave(args: &[&str]) -> Output {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("the binary runs")
+}
+
+/// `conclave run APP --headless --record RECORD`, which must exit 0 (its
+/// stderr said if not): the run's result.
+pub fn run_recorded(app: &str, record: &Path) -> Value {
+    let record = record.to_str().expect("a test's paths are text");
+    let out = conclave(&["run", app, "--headless", "--record", record]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    result(&out)
 }
 
 /// The one JSON document a run prints on stdout; panics with both streams
