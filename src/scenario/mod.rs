@@ -30,6 +30,7 @@ pub(crate) mod sections;
 mod shape;
 mod spend;
 pub(crate) mod text;
+mod typed;
 pub(crate) mod types;
 pub(crate) mod value_words;
 pub(crate) mod workers;
@@ -152,7 +153,7 @@ fn parse_text(text: Arc<String>, file: &str) -> Result<Scenario, ScenarioErrors>
     if !problems.is_empty() {
         return Err(place(problems));
     }
-    let mut scenario: Scenario = serde_path_to_error::deserialize(document).map_err(|e| {
+    let mut scenario = typed::typed(document).map_err(|e| {
         let json_path = json_path_of(e.path());
         place(vec![Problem::at(json_path, e.into_inner().to_string())])
     })?;

@@ -13,6 +13,7 @@ use crate::scenario::types::Scenario;
 use crate::scenario::value_words::describe_value;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// The key of a scripted turn's own latency, which a turn of any kind may
 /// carry.
@@ -60,13 +61,15 @@ pub(super) fn check_turns(scenario: &Scenario, problems: &mut Vec<Problem>) {
         let part = Part::team(name, team);
         if let Some(entry) = part.entry.filter(|e| part.is_agent(e)) {
             let at = JsonPath::root().key("teams").key(name).key("entry");
-            needed.entry(part.key_of(entry)).or_insert(at);
+            needed.entry(part.key_of(entry).into_owned()).or_insert(at);
         }
     }
     for (agent, script) in turns {
-        let path = turns_path.key(agent);
+        // Places are written only for the problems found: a file of
+        // 40,000 scripted turns has none to say.
+        let path = || turns_path.key(agent);
         let (part, own) = Part::of_key(scenario, agent).unwrap_or_else(|| {
-            problems.push(Problem::at_key(path.clone(), not_an_agent(scenario, agent)));
+            problems.push(Problem::at_key(path(), not_an_agent(scenario, agent)));
             (Part::top(scenario), agent.as_str())
         });
         let speaker = if !part.pattern.has_coordinator() {
@@ -78,20 +81,22 @@ pub(super) fn check_turns(scenario: &Scenario, problems: &mut Vec<Problem>) {
         };
         let entries = script_entries(script);
         if entries.is_empty() {
-            problems.push(Problem::at(path.clone(), "expected at least one turn"));
+            problems.push(Problem::at(path(), "expected at least one turn"));
         }
         for (i, entry) in entries.iter().enumerate() {
-            let at = if script.is_array() {
-                path.index(i)
-            } else {
-                path.clone()
+            let at = || {
+                if script.is_array() {
+                    path().index(i)
+                } else {
+                    path()
+                }
             };
             check_turn(entry, speaker, &at, problems);
             for (target, place) in targets(entry) {
                 if part.is_agent(target) {
                     let key = part.key_of(target);
-                    if !needed.contains_key(&key) {
-                        needed.insert(key, place.under(&at));
+                    if !needed.contains_key(key.as_ref()) {
+                        needed.insert(key.into_owned(), place.under(&at()));
                     }
                 }
             }
@@ -187,10 +192,10 @@ impl<'a> Part<'a> {
     }
 
     /// The key of `provider.turns` for this part's agent `name`.
-    fn key_of(&self, name: &str) -> String {
+    fn key_of<'n>(&self, name: &'n str) -> Cow<'n, str> {
         match self.team {
-            None => name.to_string(),
-            Some(team) => format!("{team}/{name}"),
+            None => Cow::Borrowed(name),
+            Some(team) => Cow::Owned(format!("{team}/{name}")),
         }
     }
 }
@@ -226,7 +231,10 @@ fn targets(entry: &Value) -> impl Iterator<Item = (&str, Named)> {
         }))
 }
 
-fn check_turn(entry: &Value, speaker: Speaker, at: &JsonPath, problems: &mut Vec<Problem>) {
+/// Where a turn stands, written when a problem is found there.
+type Place<'p> = &'p dyn Fn() -> JsonPath;
+
+fn check_turn(entry: &Value, speaker: Speaker, at: Place<'_>, problems: &mut Vec<Problem>) {
     let kinds = speaker.kinds();
     let expected = || {
         format!(
@@ -241,7 +249,7 @@ fn check_turn(entry: &Value, speaker: Speaker, at: &JsonPath, problems: &mut Vec
     let Value::Object(map) = entry else {
         if !entry.is_string() {
             problems.push(Problem::at(
-                at.clone(),
+                at(),
                 format!("{}, found {}", expected(), describe_value(entry)),
             ));
         }
@@ -251,7 +259,7 @@ fn check_turn(entry: &Value, speaker: Speaker, at: &JsonPath, problems: &mut Vec
         && latency.as_u64().is_none()
     {
         problems.push(Problem::at(
-            at.key(LATENCY),
+            at().key(LATENCY),
             format!(
                 "expected a whole number of milliseconds, found {}",
                 describe_value(latency)
@@ -262,7 +270,7 @@ fn check_turn(entry: &Value, speaker: Speaker, at: &JsonPath, problems: &mut Vec
         let mut fault = map.clone();
         fault.remove(LATENCY);
         if let Err(message) = ScriptedOutput::parse(&Value::Object(fault)) {
-            problems.push(Problem::at(at.key(FAULT_KEY), message));
+            problems.push(Problem::at(at().key(FAULT_KEY), message));
         }
         return;
     }
@@ -273,12 +281,12 @@ fn check_turn(entry: &Value, speaker: Speaker, at: &JsonPath, problems: &mut Vec
     let kind = match named[..] {
         [kind] => kind,
         [] => {
-            problems.push(Problem::at(at.clone(), expected()));
+            problems.push(Problem::at(at(), expected()));
             return;
         }
         _ => {
             problems.push(Problem::at(
-                at.clone(),
+                at(),
                 format!(
                     "a turn is one kind; found {}",
                     named
@@ -298,7 +306,7 @@ fn check_turn(entry: &Value, speaker: Speaker, at: &JsonPath, problems: &mut Vec
             Speaker::Member => "a member",
         };
         problems.push(Problem::at_key(
-            at.key(kind),
+            at().key(kind),
             format!("{who} cannot take a \"{kind}\" turn; {}", expected()),
         ));
         return;
@@ -309,7 +317,7 @@ fn check_turn(entry: &Value, speaker: Speaker, at: &JsonPath, problems: &mut Vec
 fn check_turn_fields(
     map: &Map<String, Value>,
     kind: &str,
-    at: &JsonPath,
+    at: Place<'_>,
     problems: &mut Vec<Problem>,
 ) {
     let allowed: &[&str] = match kind {
@@ -320,7 +328,7 @@ fn check_turn_fields(
     };
     for key in map.keys().filter(|k| !allowed.contains(&k.as_str())) {
         problems.push(Problem::at_key(
-            at.key(key),
+            at().key(key),
             format!(
                 "unknown field {} in a \"{kind}\" turn; expected one of: {}",
                 Value::from(key.as_str()),
@@ -333,7 +341,7 @@ fn check_turn_fields(
             && !value.is_string()
         {
             problems.push(Problem::at(
-                at.key(key),
+                at().key(key),
                 format!("expected a string, found {}", describe_value(value)),
             ));
         }
@@ -349,7 +357,7 @@ fn check_turn_fields(
                 && !args.is_object()
             {
                 problems.push(Problem::at(
-                    at.key("args"),
+                    at().key("args"),
                     format!("expected an object, found {}", describe_value(args)),
                 ));
             }
@@ -364,7 +372,7 @@ fn check_turn_fields(
                     });
                     if !fits {
                         problems.push(Problem::at(
-                            at.key("call_members").index(i),
+                            at().key("call_members").index(i),
                             format!(
                                 "expected {{\"member\": name, \"task\": text}}, found {}",
                                 describe_value(call)
@@ -374,7 +382,7 @@ fn check_turn_fields(
                 }
             }
             other => problems.push(Problem::at(
-                at.key("call_members"),
+                at().key("call_members"),
                 format!(
                     "expected a list of at least one member call, found {}",
                     describe_value(other)
