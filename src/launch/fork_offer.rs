@@ -123,6 +123,31 @@ fn words_of(whole: &Value) -> String {
 }
 
 #[cfg(test)]
+impl ForkOffer {
+    /// An offer of `calls` calls to `api` of `model` (tests of the dialog
+    /// and the app): call N at N × `every_ms`, answered `answer N`, of
+    /// `python3 app.py` in /home/ada/apps against a loopback upstream.
+    pub(crate) fn sample(calls: u64, every_ms: u64, (api, model): (&str, &str)) -> ForkOffer {
+        ForkOffer {
+            recording: "/r/run.jsonl".into(),
+            calls: (1..=calls)
+                .map(|n| OfferedCall {
+                    number: n,
+                    at_ms: n * every_ms,
+                    api: api.into(),
+                    model: model.into(),
+                    answer: format!("answer {n}"),
+                })
+                .collect(),
+            command: "python3 app.py".into(),
+            folder: "/home/ada/apps".into(),
+            upstream: "http://127.0.0.1:9/v1".into(),
+            unset_env: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;

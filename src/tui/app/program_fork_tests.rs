@@ -7,7 +7,7 @@
 use super::fork_tests::replaying;
 use super::tests::press;
 use super::*;
-use crate::launch::fork_offer::{ForkOffer, OfferedCall};
+use crate::launch::fork_offer::ForkOffer;
 use crate::tui::effect::{Done, Effect};
 use crate::tui::keymap::Action;
 use crossterm::event::KeyCode;
@@ -23,19 +23,7 @@ fn watched() -> App {
 fn offered(calls: u64) -> ForkOffer {
     ForkOffer {
         recording: PathBuf::from(PARENT),
-        calls: (1..=calls)
-            .map(|n| OfferedCall {
-                number: n,
-                at_ms: n * 1000,
-                api: "responses".into(),
-                model: "gpt-test".into(),
-                answer: format!("answer {n}"),
-            })
-            .collect(),
-        command: "python3 app.py".into(),
-        folder: "/home/ada/apps".into(),
-        upstream: "http://127.0.0.1:9/v1".into(),
-        unset_env: Vec::new(),
+        ..ForkOffer::sample(calls, 1000, ("responses", "gpt-test"))
     }
 }
 

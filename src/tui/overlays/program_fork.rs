@@ -146,7 +146,6 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, prompt: &ProgramForkPrompt) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::launch::fork_offer::OfferedCall;
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
 
@@ -160,29 +159,17 @@ mod tests {
 
     #[test]
     fn the_dialog_shows_the_calls_what_is_served_and_the_program_before_it_runs() {
-        let calls = (1..=12)
-            .map(|n| OfferedCall {
-                number: n,
-                at_ms: n * 100,
-                api: "chat.completions".into(),
-                model: "test-model".into(),
-                answer: format!("answer number {n}"),
-            })
-            .collect();
         let offer = ForkOffer {
-            recording: "/r/run.jsonl".into(),
-            calls,
             command: "python3 app.py --key=[redacted]".into(),
-            folder: "/home/ada/apps".into(),
-            upstream: "http://127.0.0.1:9/v1".into(),
             unset_env: vec!["SUPPORT_TOKEN".into()],
+            ..ForkOffer::sample(12, 100, ("chat.completions", "test-model"))
         };
         let mut prompt = ProgramForkPrompt::new(offer, 1050);
         assert_eq!(prompt.at(), 11);
         let shown = screen(&prompt, (120, 30));
         for words in [
             "Fork at model call 11",
-            "▶  11  chat.completions  test-model  answer number 11",
+            "▶  11  chat.completions  test-model  answer 11",
             "calls 1–10 served from the recording, call 11 and later live against http://127.0.0.1:9/v1",
             "runs  python3 app.py --key=[redacted]",
             "in    /home/ada/apps",
@@ -192,7 +179,7 @@ mod tests {
             assert!(shown.contains(words), "{words}\n{shown}");
         }
         assert!(
-            !shown.contains("answer number 3 "),
+            !shown.contains("  3  chat.completions"),
             "the list scrolls with the choice"
         );
         prompt.step(false);
