@@ -159,3 +159,60 @@ impl Journal {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::watch::output_line::Stream;
+
+    fn line(n: usize) -> OutputLine {
+        OutputLine {
+            at_ms: n as u64,
+            stream: Stream::Stdout,
+            text: format!("line {n}"),
+        }
+    }
+
+    #[test]
+    fn the_journal_holds_the_outputs_first_lines_and_no_more() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.jsonl");
+        let mut journal = Journal::open(&path, ("r1", 7), None).unwrap();
+        for n in 0..KEPT_LINES + 100 {
+            journal.output(&line(n));
+        }
+        let read = crate::watch::record::read_as_written(&path).unwrap();
+        let texts: Vec<&str> = read.output.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts.len(), KEPT_LINES);
+        assert_eq!(texts.first(), Some(&"line 0"));
+        let last = format!("line {}", KEPT_LINES - 1);
+        assert_eq!(texts.last(), Some(&last.as_str()));
+        assert_eq!(read.trace_id, trace_hex(7));
+    }
+
+    /// A disk that fills up ends the journal: what was written stays, the
+    /// run goes on with nothing more written and nothing panics.
+    #[test]
+    fn a_write_that_fails_ends_the_journal_and_the_run_goes_on() {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full");
+        let Ok(full) = full else {
+            panic!("/dev/full cannot be opened for writing");
+        };
+        let mut journal = Journal {
+            out: Some(BufWriter::new(full)),
+            trace: 7,
+            run_id: "r1".into(),
+            spans: 0,
+            decisions: 0,
+            lines: 0,
+            calls: 0,
+            refused: 0,
+        };
+        journal.output(&line(0));
+        assert!(journal.out.is_none(), "the failed write ended the journal");
+        journal.output(&line(1));
+        let steering = Steering::new(Default::default(), Default::default());
+        journal.catch_up(None, &steering, None);
+        assert_eq!(journal.lines, 2, "the run's lines are still counted");
+    }
+}
