@@ -2,9 +2,11 @@
 //! top span whose parent is remote finishes its run; a run whose root
 //! never comes ends as incomplete when the watch stops, by a signal
 //! (`--headless`, its line printed) or by `q` (the dashboard), and is
-//! recorded either way.
+//! recorded either way; a watch killed outright leaves each run still
+//! going recorded as far as it got.
 
 use crate::common;
+use crate::common::cli::{conclave, result};
 use crate::watch_dashboard::{free_port, post, span_of, text};
 
 use common::pty::Session;
@@ -106,5 +108,66 @@ fn the_dashboard_quitting_ends_and_records_a_run_whose_root_never_came() {
     assert_eq!(
         recorded(dir.path()),
         [(format!("{:032x}", 0xc), serde_json::json!("watch_stopped"))]
+    );
+}
+
+/// The lines of the recording at `path` as far as they are whole.
+fn lines_of(path: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
+
+#[test]
+fn headless_a_watch_killed_outright_leaves_the_run_going_recorded_as_far_as_it_got() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().to_str().unwrap();
+    let mut watch = Watch::start(&["--record-dir", record]);
+    let port: u16 = watch.url.rsplit(':').next().unwrap().parse().unwrap();
+    post(port, served(0xa));
+    assert_eq!(watch.finished()["trace_id"], format!("{:032x}", 0xa));
+    // A run whose root never comes goes on until the watch stops: its
+    // recording is on disk while it goes.
+    post(port, orphan(0xb));
+    let going = dir.path().join(format!("watch-{:032x}.jsonl", 0xb));
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while lines_of(&going).len() < 2 {
+        assert!(
+            std::time::Instant::now() < until,
+            "no journal of the run going"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SIGKILL: the watch writes nothing more.
+    watch.child.kill().unwrap();
+    watch.child.wait().unwrap();
+    let lines = lines_of(&going);
+    assert_eq!(lines[0]["type"], "watch_started");
+    assert_eq!(lines[1]["type"], "span_arrived");
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let replay = conclave(&["replay", going.to_str().unwrap(), "--headless"]);
+    let said = String::from_utf8_lossy(&replay.stderr);
+    assert_eq!(replay.status.code(), Some(0), "{said}");
+    let replayed = result(&replay);
+    assert_eq!(replayed["trace_id"], format!("{:032x}", 0xb));
+    assert_eq!(replayed["spans"], 1, "{replayed}");
+    assert_eq!(replayed["agents"], serde_json::json!(["triage"]));
+    // The run that finished has its whole recording in its journal's
+    // place, and nothing is left beside either.
+    let finished = dir.path().join(format!("watch-{:032x}.jsonl", 0xa));
+    let whole = lines_of(&finished);
+    assert_eq!(whole.last().unwrap()["type"], "watch_finished", "{whole:?}");
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            format!("watch-{:032x}.jsonl", 0xa),
+            format!("watch-{:032x}.jsonl", 0xb)
+        ]
     );
 }

@@ -1,17 +1,15 @@
-//! A launched run's recording while its program goes: the file is made
-//! when the run starts and each span, steering decision, model call and
-//! output line is written to it as it comes, so that a Conclave killed
-//! outright (SIGKILL, a crash, the machine gone) leaves a recording that
-//! `conclave replay` reads as far as the run got. At the run's end the
-//! whole recording (`recording::write`) takes the journal's place.
+//! A launched run's recording while its program goes (`watch::journal`),
+//! with its endpoint's model calls and refusals besides its spans,
+//! decisions and output. At the run's end the whole recording
+//! (`recording::write`) takes the journal's place.
 
 use super::gateway::GatewayCalls;
-use super::output::{KEPT_LINES, OutputLine};
-use crate::span::{TraceId, trace_hex};
-use crate::watch::record::{Line, write_line};
+use super::output::OutputLine;
+use crate::span::TraceId;
+use crate::watch;
+use crate::watch::record::Line;
 use crate::watch::runs::Run;
 use crate::watch::steer::Steering;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// Where a launched run is recorded, decided before its id is known.
@@ -33,16 +31,12 @@ impl RecordAt {
     }
 }
 
-/// The recording of a run as far as it has gone: how much of each kind
-/// of line is written. A write that fails ends the journal (the run goes
-/// on; its end writes the whole recording again).
+/// A launched run's journal (`watch::journal`): its spans, steering
+/// decisions and output lines, and the model calls and budget refusals
+/// of its endpoint, as the run goes.
 pub(super) struct Journal {
-    out: Option<BufWriter<std::fs::File>>,
-    trace: TraceId,
+    journal: watch::journal::Journal,
     run_id: String,
-    spans: usize,
-    decisions: usize,
-    lines: usize,
     calls: usize,
     refused: usize,
 }
@@ -56,30 +50,12 @@ impl Journal {
         (run_id, trace): (&str, TraceId),
         launched: Option<serde_json::Value>,
     ) -> std::io::Result<Journal> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)?;
-        }
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)?;
-        let mut journal = Journal {
-            out: Some(BufWriter::new(file)),
-            trace,
+        Ok(Journal {
+            journal: watch::journal::Journal::create(path, trace, launched)?,
             run_id: run_id.to_string(),
-            spans: 0,
-            decisions: 0,
-            lines: 0,
             calls: 0,
             refused: 0,
-        };
-        journal.write(&[Line::WatchStarted {
-            trace_id: trace_hex(trace),
-            joined: Vec::new(),
-            conversation: None,
-            launch: launched,
-        }]);
-        Ok(journal)
+        })
     }
 
     /// Write what came since the last time: the run's new spans, its
@@ -91,34 +67,14 @@ impl Journal {
         gateway: Option<&GatewayCalls>,
     ) {
         let mut lines = Vec::new();
-        for arrival in run
-            .map_or(&[][..], |r| &r.arrivals[..])
-            .iter()
-            .skip(self.spans)
-        {
-            lines.push(Line::SpanArrived {
-                at_ms: arrival.at_ms,
-                kind: arrival.kind,
-                under_placeholder: arrival.under_placeholder,
-                span: arrival.span.clone(),
-            });
-            self.spans += 1;
-        }
-        for timed in steering.decisions(self.trace, self.decisions) {
-            lines.push(Line::Steered {
-                at_ms: timed.at_ms,
-                decision: timed.decision,
-            });
-            self.decisions += 1;
-        }
         if let Some(gateway) = gateway {
             for (at_ms, call) in gateway.calls.iter().skip(self.calls) {
                 lines.push(Line::ModelCall {
                     at_ms: *at_ms,
                     call: call.clone(),
                 });
-                self.calls += 1;
             }
+            self.calls = self.calls.max(gateway.calls.len());
             for (at_ms, spent) in gateway.refused.iter().skip(self.refused) {
                 lines.push(Line::ModelCallRefused {
                     at_ms: *at_ms,
@@ -126,93 +82,15 @@ impl Journal {
                     budget: spent.budget.clone(),
                     message: spent.message.clone(),
                 });
-                self.refused += 1;
             }
+            self.refused = self.refused.max(gateway.refused.len());
         }
-        self.write(&lines);
+        self.journal.catch_up(run, Some(steering), lines);
     }
 
-    /// Write an output line, while fewer than the lines a run keeps are
-    /// written: the journal holds the output's first lines, the whole
-    /// recording its last.
+    /// Write an output line, while the journal holds fewer than the lines
+    /// a run keeps.
     pub(super) fn output(&mut self, line: &OutputLine) {
-        if self.lines < KEPT_LINES {
-            self.lines += 1;
-            self.write(&[Line::ProgramOutput { line: line.clone() }]);
-        }
-    }
-
-    /// Write `lines` and hand them to the file at once.
-    fn write(&mut self, lines: &[Line]) {
-        let Some(out) = self.out.as_mut() else {
-            return;
-        };
-        if lines.is_empty() {
-            return;
-        }
-        let written = lines
-            .iter()
-            .try_for_each(|line| write_line(out, line))
-            .and_then(|()| out.flush());
-        if written.is_err() {
-            self.out = None;
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::watch::output_line::Stream;
-
-    fn line(n: usize) -> OutputLine {
-        OutputLine {
-            at_ms: n as u64,
-            stream: Stream::Stdout,
-            text: format!("line {n}"),
-        }
-    }
-
-    #[test]
-    fn the_journal_holds_the_outputs_first_lines_and_no_more() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("run.jsonl");
-        let mut journal = Journal::open(&path, ("r1", 7), None).unwrap();
-        for n in 0..KEPT_LINES + 100 {
-            journal.output(&line(n));
-        }
-        let read = crate::watch::record::read_as_written(&path).unwrap();
-        let texts: Vec<&str> = read.output.iter().map(|l| l.text.as_str()).collect();
-        assert_eq!(texts.len(), KEPT_LINES);
-        assert_eq!(texts.first(), Some(&"line 0"));
-        let last = format!("line {}", KEPT_LINES - 1);
-        assert_eq!(texts.last(), Some(&last.as_str()));
-        assert_eq!(read.trace_id, trace_hex(7));
-    }
-
-    /// A disk that fills up ends the journal: what was written stays, the
-    /// run goes on with nothing more written and nothing panics.
-    #[test]
-    fn a_write_that_fails_ends_the_journal_and_the_run_goes_on() {
-        let full = std::fs::OpenOptions::new().write(true).open("/dev/full");
-        let Ok(full) = full else {
-            panic!("/dev/full cannot be opened for writing");
-        };
-        let mut journal = Journal {
-            out: Some(BufWriter::new(full)),
-            trace: 7,
-            run_id: "r1".into(),
-            spans: 0,
-            decisions: 0,
-            lines: 0,
-            calls: 0,
-            refused: 0,
-        };
-        journal.output(&line(0));
-        assert!(journal.out.is_none(), "the failed write ended the journal");
-        journal.output(&line(1));
-        let steering = Steering::new(Default::default(), Default::default());
-        journal.catch_up(None, &steering, None);
-        assert_eq!(journal.lines, 2, "the run's lines are still counted");
+        self.journal.output(line);
     }
 }

@@ -4,14 +4,12 @@
 //! reader never waits on anyone, so a program printing without end never
 //! stalls on a full pipe and Conclave's memory does not grow with it.
 
-pub(crate) use crate::watch::output_line::{OutputLine, Stream};
+pub(crate) use crate::watch::output_line::{KEPT_LINES, OutputLine, Stream};
 use serde::Serialize;
 use std::collections::VecDeque;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::mpsc;
 
-/// The most lines kept of a run's output (both streams together).
-pub(crate) const KEPT_LINES: usize = 200;
 /// The most characters kept of one line; a longer one is cut and marked.
 pub(crate) const MAX_LINE_CHARS: usize = 2000;
 /// The bytes of one line held while its end is awaited: past this, the

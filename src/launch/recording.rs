@@ -8,6 +8,7 @@
 use super::result::LaunchResult;
 use super::run::Finished;
 use crate::span::trace_hex;
+use crate::watch::journal::replace_whole;
 use crate::watch::record::{Line, write_line};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -28,16 +29,7 @@ pub fn write(path: &Path, finished: &Finished, result: &mut LaunchResult) -> std
         std::fs::create_dir_all(dir)?;
     }
     if finished.journaled && finished.recording.as_deref() == Some(path) {
-        let mut beside = path.as_os_str().to_owned();
-        beside.push(".whole");
-        let beside = PathBuf::from(beside);
-        let written = std::fs::File::create(&beside)
-            .and_then(|file| write_whole(file, finished, result, path))
-            .and_then(|()| std::fs::rename(&beside, path));
-        if written.is_err() {
-            let _ = std::fs::remove_file(&beside);
-        }
-        return written;
+        return replace_whole(path, |file| write_whole(file, finished, result, path));
     }
     // A recording is never written over, as any run's `--record`.
     let file = std::fs::OpenOptions::new()

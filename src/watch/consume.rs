@@ -4,6 +4,7 @@
 //! (`--record-dir`) and handed on: printed as one JSON line
 //! (`--headless`) or sent to the dashboard as a [`WatchFeed`].
 
+use super::journals::Journals;
 use super::receive::Batch;
 use super::record;
 use super::runs::{Came, Limits, Runs};
@@ -71,6 +72,8 @@ pub(crate) struct Watch {
     told_late: u64,
     /// Each run's telling as events, while it is going (`tell`).
     telling: Telling,
+    /// Each run's recording as it goes (`--record-dir`).
+    journals: Option<Journals>,
 }
 
 /// The runs told as events: a translator per run until it finished, the
@@ -98,6 +101,7 @@ impl Watch {
     pub(crate) fn new(options: WatchOptions) -> Watch {
         let mut runs = Runs::new(options.limits);
         runs.keep_arrivals = options.record_dir.is_some();
+        let journals = options.record_dir.clone().map(Journals::new);
         Watch {
             runs,
             options,
@@ -105,6 +109,7 @@ impl Watch {
             told_dropped: 0,
             told_late: 0,
             telling: Telling::default(),
+            journals,
         }
     }
 
@@ -125,6 +130,9 @@ impl Watch {
             batch.received,
             self.options.tell.then_some(&mut told),
         );
+        if let Some(journals) = self.journals.as_mut() {
+            journals.catch_up(&self.runs, &opened, self.options.steering.as_deref());
+        }
         feed.extend(opened.iter().map(|id| WatchFeed::Opened(*id)));
         if self.options.tell {
             self.tell_arrivals(told, &mut feed);
@@ -239,7 +247,8 @@ impl Watch {
             super::steer::marks::with_steering(&mut summary, steering);
             summary.incomplete = run.incomplete;
             if let Some(dir) = &self.options.record_dir {
-                match record::write(dir, run, &summary) {
+                let journal = self.journals.as_mut().and_then(|j| j.finish(id));
+                match record::write(dir, run, &summary, journal.as_deref()) {
                     Ok(path) => summary.recording = Some(path.display().to_string()),
                     Err(e) => feed.push(WatchFeed::Problem(format!(
                         "--record-dir {}: cannot record run {}: {e}",

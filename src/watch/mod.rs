@@ -14,6 +14,8 @@ pub(crate) mod forest;
 pub(crate) mod framework;
 pub mod gateway_calls;
 pub(crate) mod handoffs;
+pub(crate) mod journal;
+pub(crate) mod journals;
 pub mod output_line;
 pub(crate) mod read;
 pub mod receive;

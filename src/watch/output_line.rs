@@ -4,6 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The most lines kept of a launched run's output (both streams together).
+pub(crate) const KEPT_LINES: usize = 200;
+
 /// Which of the program's streams a line came on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -12,7 +12,7 @@ use super::runs::{Arrival, Run};
 use super::steer::Decision;
 use super::summary::WatchSummary;
 use super::vocab::Kind;
-use crate::span::{Span, trace_hex};
+use crate::span::{Span, TraceId, trace_hex};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -79,14 +79,31 @@ pub(crate) enum Line {
     },
 }
 
-/// Write `run` with its `summary` as `DIR/watch-<trace id>.jsonl`; the
-/// path written. A recording is never written over: a second run of the
-/// same trace id gets `-2`, `-3` ….
-pub(crate) fn write(dir: &Path, run: &Run, summary: &WatchSummary) -> std::io::Result<PathBuf> {
+/// Write `run` with its `summary` as `DIR/watch-<trace id>.jsonl`, or in
+/// the place of its `journal` there; the path written. A recording is
+/// never written over: a second run of the same trace id gets `-2`, `-3` ….
+pub(crate) fn write(
+    dir: &Path,
+    run: &Run,
+    summary: &WatchSummary,
+    journal: Option<&Path>,
+) -> std::io::Result<PathBuf> {
+    if let Some(path) = journal {
+        super::journal::replace_whole(path, |file| write_whole(file, run, summary, path))?;
+        return Ok(path.to_path_buf());
+    }
+    let (path, file) = fresh(dir, run.trace_id)?;
+    write_whole(file, run, summary, &path)?;
+    Ok(path)
+}
+
+/// A new file for run `trace`'s recording in `dir` (made when missing):
+/// `watch-<trace id>.jsonl`, or `-2`, `-3` … when that is taken.
+pub(crate) fn fresh(dir: &Path, trace: TraceId) -> std::io::Result<(PathBuf, std::fs::File)> {
     std::fs::create_dir_all(dir)?;
-    let stem = format!("watch-{}", trace_hex(run.trace_id));
+    let stem = format!("watch-{}", trace_hex(trace));
     let mut n = 1;
-    let (path, file) = loop {
+    loop {
         let name = if n == 1 {
             format!("{stem}.jsonl")
         } else {
@@ -98,11 +115,21 @@ pub(crate) fn write(dir: &Path, run: &Run, summary: &WatchSummary) -> std::io::R
             .create_new(true)
             .open(&path)
         {
-            Ok(file) => break (path, file),
+            Ok(file) => return Ok((path, file)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 10_000 => n += 1,
             Err(e) => return Err(e),
         }
-    };
+    }
+}
+
+/// The whole recording of `run` with its `summary` into `file`, which is
+/// to be `path`.
+fn write_whole(
+    file: std::fs::File,
+    run: &Run,
+    summary: &WatchSummary,
+    path: &Path,
+) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::new(file);
     let first = Line::WatchStarted {
         trace_id: trace_hex(run.trace_id),
@@ -140,8 +167,7 @@ pub(crate) fn write(dir: &Path, run: &Run, summary: &WatchSummary) -> std::io::R
     summary.recording = Some(path.display().to_string());
     let summary = serde_json::to_value(&summary).map_err(std::io::Error::other)?;
     write_line(&mut out, &Line::WatchFinished { summary })?;
-    out.flush()?;
-    Ok(path)
+    out.flush()
 }
 
 pub(crate) fn write_line(out: &mut impl Write, line: &Line) -> std::io::Result<()> {
