@@ -3,7 +3,7 @@
 //! reads as far as the run got (its spans, steering decisions and output
 //! lines), and a run that ends leaves its whole recording in its place.
 
-use crate::common::cli::{conclave, result, run_recorded};
+use crate::common::cli::{conclave, names_in, recording_lines, result, run_recorded};
 use crate::common::python::root;
 use serde_json::Value;
 use std::path::Path;
@@ -29,14 +29,6 @@ fn plain(dir: &Path, hang: bool) -> String {
 }
 
 /// The recording's lines read so far, a cut last one left out.
-fn lines_of(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
 fn of_type<'a>(lines: &'a [Value], kind: &str) -> Vec<&'a Value> {
     lines.iter().filter(|l| l["type"] == kind).collect()
 }
@@ -59,7 +51,7 @@ fn a_launch_killed_outright_leaves_its_recording_as_far_as_the_run_got() {
     // did is in the recording while Conclave still runs.
     let until = Instant::now() + Duration::from_secs(60);
     let lines = loop {
-        let lines = lines_of(&record);
+        let lines = recording_lines(&record);
         let done = of_type(&lines, "program_output")
             .iter()
             .any(|l| l["text"] == "done");
@@ -101,20 +93,15 @@ fn a_launch_that_ends_leaves_its_whole_recording_in_the_journals_place() {
     let record = dir.path().join("run.jsonl");
     let app = plain(dir.path(), false);
     let run = run_recorded(&app, &record);
-    let lines = lines_of(&record);
+    let lines = recording_lines(&record);
     let last = lines.last().unwrap();
     assert_eq!(last["type"], "watch_finished");
     assert_eq!(last["summary"]["run_id"], run["run_id"]);
     assert_eq!(of_type(&lines, "span_arrived").len(), 4);
     assert_eq!(of_type(&lines, "program_output").len(), 2);
     assert_eq!(of_type(&lines, "model_call").len(), 0);
-    let mut names: Vec<String> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
     assert_eq!(
-        names,
+        names_in(dir.path()),
         ["app.json", "run.jsonl"],
         "nothing is left beside it"
     );
@@ -129,7 +116,7 @@ fn a_launch_that_ends_leaves_its_whole_recording_in_the_journals_place() {
     let said = String::from_utf8_lossy(&again.stderr);
     assert!(said.contains("cannot record the run to"), "{said}");
     assert_eq!(
-        lines_of(&record),
+        recording_lines(&record),
         lines,
         "the first run's recording is kept"
     );

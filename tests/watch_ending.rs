@@ -6,7 +6,7 @@
 //! going recorded as far as it got.
 
 use crate::common;
-use crate::common::cli::{conclave, result};
+use crate::common::cli::{conclave, names_in, recording_lines, result};
 use crate::watch_dashboard::{free_port, post, span_of, text};
 
 use common::pty::Session;
@@ -111,14 +111,6 @@ fn the_dashboard_quitting_ends_and_records_a_run_whose_root_never_came() {
     );
 }
 
-/// The lines of the recording at `path` as far as they are whole.
-fn lines_of(path: &Path) -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    text.lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect()
-}
-
 #[test]
 fn headless_a_watch_killed_outright_leaves_the_run_going_recorded_as_far_as_it_got() {
     let dir = tempfile::tempdir().unwrap();
@@ -132,7 +124,7 @@ fn headless_a_watch_killed_outright_leaves_the_run_going_recorded_as_far_as_it_g
     post(port, orphan(0xb));
     let going = dir.path().join(format!("watch-{:032x}.jsonl", 0xb));
     let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while lines_of(&going).len() < 2 {
+    while recording_lines(&going).len() < 2 {
         assert!(
             std::time::Instant::now() < until,
             "no journal of the run going"
@@ -142,7 +134,7 @@ fn headless_a_watch_killed_outright_leaves_the_run_going_recorded_as_far_as_it_g
     // SIGKILL: the watch writes nothing more.
     watch.child.kill().unwrap();
     watch.child.wait().unwrap();
-    let lines = lines_of(&going);
+    let lines = recording_lines(&going);
     assert_eq!(lines[0]["type"], "watch_started");
     assert_eq!(lines[1]["type"], "span_arrived");
     assert_eq!(lines.len(), 2, "{lines:?}");
@@ -156,15 +148,10 @@ fn headless_a_watch_killed_outright_leaves_the_run_going_recorded_as_far_as_it_g
     // The run that finished has its whole recording in its journal's
     // place, and nothing is left beside either.
     let finished = dir.path().join(format!("watch-{:032x}.jsonl", 0xa));
-    let whole = lines_of(&finished);
+    let whole = recording_lines(&finished);
     assert_eq!(whole.last().unwrap()["type"], "watch_finished", "{whole:?}");
-    let mut names: Vec<String> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
     assert_eq!(
-        names,
+        names_in(dir.path()),
         [
             format!("watch-{:032x}.jsonl", 0xa),
             format!("watch-{:032x}.jsonl", 0xb)

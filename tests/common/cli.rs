@@ -39,3 +39,24 @@ pub fn result(output: &Output) -> Value {
         )
     })
 }
+
+/// The lines of the recording at `path` as far as they are whole (a
+/// recording being written may end in a line cut short); none when it
+/// is not there yet.
+pub fn recording_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// The names of the files in `dir`, sorted.
+pub fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
