@@ -223,3 +223,53 @@ fn a_handler_asleep_under_its_lease_costs_no_message_and_a_pause_still_holds_the
     // process's end, which may be after its line).
     assert!(gates.iter().all(|&g| g >= 20), "{gates:?}");
 }
+
+/// A watch killed while the handler sleeps under its lease never holds
+/// the run: the lease's poll fails, the handler wakes, and the run (and
+/// the next, whose gates find nobody) goes on as if nobody steered. The
+/// spans go to a watch of their own, which stays.
+#[test]
+fn a_watch_killed_while_the_handler_sleeps_lets_the_run_go_on() {
+    let mut watch = Watch::start(&[]);
+    let spans = Watch::start(&[]);
+    let env = [("CONCLAVE_SPANS_URL", spans.url.as_str())];
+    let mut run = Run::start_with(Framework::AutoGen, "autogen_doze.py", &watch.url, &env);
+    run.expect("run");
+    let mut calls = Vec::new();
+    while calls.len() < 6 {
+        calls.push(run.expect("model_call"));
+    }
+    assert_eq!(calls[5]["asleep"], true, "{}", calls[5]);
+    // SIGKILL: the watch answers nothing more, and its lease's poll fails.
+    watch.child.kill().unwrap();
+    watch.child.wait().unwrap();
+    run.send("the model answered");
+    let woke = run.expect("woke");
+    assert_eq!(woke["asleep"], false, "{woke}");
+    for _ in 0..3 {
+        run.expect("model_call");
+    }
+    assert_eq!(run.expect("finished")["messages"], 10);
+    // The next run's gates find no watch and go on.
+    run.expect("run");
+    for _ in 0..6 {
+        run.expect("model_call");
+    }
+    run.send("the model answered");
+    assert_eq!(run.expect("woke")["asleep"], false);
+    for _ in 0..3 {
+        run.expect("model_call");
+    }
+    assert_eq!(run.expect("finished")["messages"], 10);
+    drop(run.child.stdin.take());
+    let status = run.child.wait().unwrap();
+    // Said once, on stderr.
+    let said: Vec<String> = run.stderr.iter().collect();
+    assert!(status.success(), "{said:?}");
+    let down: Vec<&String> = said
+        .iter()
+        .filter(|l| l.contains("cannot reach the watch"))
+        .collect();
+    assert_eq!(down.len(), 1, "{said:?}");
+    assert!(down[0].contains("the run goes on unsteered"), "{said:?}");
+}

@@ -226,6 +226,11 @@ impl Run {
     /// `script` of tests/fixtures/steer run by `framework`'s Python,
     /// its hook pointed at `url`.
     pub fn start(framework: Framework, script: &str, url: &str) -> Run {
+        Run::start_with(framework, script, url, &[])
+    }
+
+    /// As [`Run::start`], with `env` besides.
+    pub fn start_with(framework: Framework, script: &str, url: &str, env: &[(&str, &str)]) -> Run {
         let root = python::root();
         let fixtures = root.join("tests/fixtures/steer");
         let path = std::env::join_paths([root.join("hooks/python"), fixtures.clone()]).unwrap();
@@ -236,6 +241,7 @@ impl Run {
             .env("PYTHONPATH", path)
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .env("OPENAI_AGENTS_DISABLE_TRACING", "1")
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
