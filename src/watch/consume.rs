@@ -247,8 +247,10 @@ impl Watch {
             super::steer::marks::with_steering(&mut summary, steering);
             summary.incomplete = run.incomplete;
             if let Some(dir) = &self.options.record_dir {
-                let journal = self.journals.as_mut().and_then(|j| j.finish(id));
-                match record::write(dir, run, &summary, journal.as_deref()) {
+                let arrivals = run.arrivals.len();
+                let journal = self.journals.as_mut().and_then(|j| j.finish(id, arrivals));
+                let journal = journal.as_ref().map(|(path, at)| (path.as_path(), *at));
+                match record::write(dir, run, &summary, journal) {
                     Ok(path) => summary.recording = Some(path.display().to_string()),
                     Err(e) => feed.push(WatchFeed::Problem(format!(
                         "--record-dir {}: cannot record run {}: {e}",

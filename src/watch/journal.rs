@@ -10,7 +10,7 @@ use super::record::{Line, write_line};
 use super::run::Run;
 use super::steer::Steering;
 use crate::span::{TraceId, trace_hex};
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The most output lines a journal holds: the first ones (a launched
@@ -22,11 +22,15 @@ const OUTPUT_LINES: usize = super::output_line::KEPT_LINES;
 /// on; its end writes the whole recording again).
 #[derive(Debug)]
 pub(crate) struct Journal {
-    out: Option<BufWriter<std::fs::File>>,
+    out: Option<std::fs::File>,
     trace: TraceId,
     spans: usize,
     decisions: usize,
     lines: usize,
+    /// The bytes of the first line.
+    head: u64,
+    /// Whether every line after the first is a span's arrival.
+    spans_only: bool,
 }
 
 impl Journal {
@@ -57,19 +61,28 @@ impl Journal {
         launched: Option<serde_json::Value>,
     ) -> Journal {
         let mut journal = Journal {
-            out: Some(BufWriter::new(file)),
+            out: Some(file),
             trace,
             spans: 0,
             decisions: 0,
             lines: 0,
+            head: 0,
+            spans_only: true,
         };
-        journal.write(&[Line::WatchStarted {
+        journal.head = journal.write(&[Line::WatchStarted {
             trace_id: trace_hex(trace),
             joined: Vec::new(),
             conversation: None,
             launch: launched,
         }]);
         journal
+    }
+
+    /// Where the run's span lines begin in the file and how many there
+    /// are, when every line after the first is one and none was lost:
+    /// the whole recording copies them rather than writing them again.
+    pub(crate) fn spans_from(&self) -> Option<(u64, usize)> {
+        (self.out.is_some() && self.spans_only).then_some((self.head, self.spans))
     }
 
     /// Write what came since the last time: the run's new spans, its
@@ -99,6 +112,9 @@ impl Journal {
             self.decisions += 1;
         }
         lines.extend(more);
+        self.spans_only &= lines
+            .iter()
+            .all(|line| matches!(line, Line::SpanArrived { .. }));
         self.write(&lines);
     }
 
@@ -108,25 +124,28 @@ impl Journal {
     pub(crate) fn output(&mut self, line: &OutputLine) {
         if self.lines < OUTPUT_LINES {
             self.lines += 1;
+            self.spans_only = false;
             self.write(&[Line::ProgramOutput { line: line.clone() }]);
         }
     }
 
-    /// Write `lines` and hand them to the file at once.
-    fn write(&mut self, lines: &[Line]) {
+    /// Write `lines` to the file in one write; the bytes written.
+    fn write(&mut self, lines: &[Line]) -> u64 {
         let Some(out) = self.out.as_mut() else {
-            return;
+            return 0;
         };
         if lines.is_empty() {
-            return;
+            return 0;
         }
+        let mut bytes = Vec::new();
         let written = lines
             .iter()
-            .try_for_each(|line| write_line(out, line))
-            .and_then(|()| out.flush());
+            .try_for_each(|line| write_line(&mut bytes, line))
+            .and_then(|()| out.write_all(&bytes));
         if written.is_err() {
             self.out = None;
         }
+        bytes.len() as u64
     }
 }
 
@@ -168,6 +187,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.jsonl");
         let mut journal = Journal::create(&path, 7, None).unwrap();
+        let head = std::fs::metadata(&path).unwrap().len();
+        assert_eq!(journal.spans_from(), Some((head, 0)));
         for n in 0..OUTPUT_LINES + 100 {
             journal.output(&line(n));
         }
@@ -178,6 +199,7 @@ mod tests {
         let last = format!("line {}", OUTPUT_LINES - 1);
         assert_eq!(texts.last(), Some(&last.as_str()));
         assert_eq!(read.trace_id, trace_hex(7));
+        assert_eq!(journal.spans_from(), None, "lines other than spans follow");
     }
 
     /// A disk that fills up ends the journal: the run goes on with

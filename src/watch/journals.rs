@@ -45,8 +45,61 @@ impl Journals {
         }
     }
 
-    /// Run `id` finished: its journal's path, for its whole recording.
-    pub(crate) fn finish(&mut self, id: TraceId) -> Option<PathBuf> {
-        self.going.remove(&id).map(|(path, _)| path)
+    /// Run `id`, of `arrivals` spans, finished: its journal's path, for
+    /// its whole recording, and where the journal's span lines begin when
+    /// they are the run's, every one.
+    pub(crate) fn finish(
+        &mut self,
+        id: TraceId,
+        arrivals: usize,
+    ) -> Option<(PathBuf, Option<u64>)> {
+        let (path, journal) = self.going.remove(&id)?;
+        let spans_from = journal.spans_from().filter(|&(_, n)| n == arrivals);
+        Some((path, spans_from.map(|(at, _)| at)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::span::spans_of;
+    use crate::watch::fixture_tests::{decoded, requests};
+    use crate::watch::runs::Limits;
+    use crate::watch::summary::summarise;
+
+    /// A run's whole recording copies its span lines from the journal:
+    /// the file is byte for byte the one written from the run alone.
+    #[test]
+    fn the_whole_recording_from_the_journal_is_the_one_written_from_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut runs = Runs::new(Limits::default());
+        runs.keep_arrivals = true;
+        let mut journals = Journals::new(dir.path().to_path_buf());
+        let now = tokio::time::Instant::now();
+        let sent = requests("openai_agents_openinference");
+        assert!(sent.len() > 1, "the run comes in several batches");
+        for request in sent {
+            let opened = runs.accept_read(spans_of(&decoded(&request)), now, None);
+            journals.catch_up(&runs, &opened, None);
+        }
+        let id = runs.ids().next().unwrap();
+        let run = runs.get(id).unwrap();
+        assert!(run.arrivals.len() > 2);
+        let summary = summarise(id, &run.forest, None);
+        let (path, spans_from) = journals.finish(id, run.arrivals.len()).unwrap();
+        assert!(
+            spans_from.is_some(),
+            "the journal holds the run's spans only"
+        );
+        let written = record::write(dir.path(), run, &summary, Some((&path, spans_from))).unwrap();
+        assert_eq!(written, path);
+        let copied = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let again = record::write(dir.path(), run, &summary, None).unwrap();
+        assert_eq!(again, path);
+        assert_eq!(
+            String::from_utf8(std::fs::read(&again).unwrap()).unwrap(),
+            String::from_utf8(copied).unwrap()
+        );
     }
 }

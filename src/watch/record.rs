@@ -14,7 +14,7 @@ use super::summary::WatchSummary;
 use super::vocab::Kind;
 use crate::span::{Span, TraceId, trace_hex};
 use serde::{Deserialize, Serialize};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// The first line's `type`, by which a watch recording is told from a
@@ -80,20 +80,22 @@ pub(crate) enum Line {
 }
 
 /// Write `run` with its `summary` as `DIR/watch-<trace id>.jsonl`, or in
-/// the place of its `journal` there; the path written. A recording is
+/// the place of its `journal` there (its path, and where its span lines
+/// begin when they are all the run's); the path written. A recording is
 /// never written over: a second run of the same trace id gets `-2`, `-3` ….
 pub(crate) fn write(
     dir: &Path,
     run: &Run,
     summary: &WatchSummary,
-    journal: Option<&Path>,
+    journal: Option<(&Path, Option<u64>)>,
 ) -> std::io::Result<PathBuf> {
-    if let Some(path) = journal {
-        super::journal::replace_whole(path, |file| write_whole(file, run, summary, path))?;
+    if let Some((path, spans_from)) = journal {
+        let spans = spans_from.map(|at| (path, at));
+        super::journal::replace_whole(path, |file| write_whole(file, run, summary, (path, spans)))?;
         return Ok(path.to_path_buf());
     }
     let (path, file) = fresh(dir, run.trace_id)?;
-    write_whole(file, run, summary, &path)?;
+    write_whole(file, run, summary, (&path, None))?;
     Ok(path)
 }
 
@@ -123,12 +125,13 @@ pub(crate) fn fresh(dir: &Path, trace: TraceId) -> std::io::Result<(PathBuf, std
 }
 
 /// The whole recording of `run` with its `summary` into `file`, which is
-/// to be `path`.
+/// to be `path`; its span lines copied from the file `spans` names from
+/// the offset it gives (the run's journal, written the same way).
 fn write_whole(
     file: std::fs::File,
     run: &Run,
     summary: &WatchSummary,
-    path: &Path,
+    (path, spans): (&Path, Option<(&Path, u64)>),
 ) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::new(file);
     let first = Line::WatchStarted {
@@ -138,12 +141,22 @@ fn write_whole(
         launch: None,
     };
     write_line(&mut out, &first)?;
+    if let Some((journal, at)) = spans {
+        let mut lines = std::fs::File::open(journal)?;
+        lines.seek(std::io::SeekFrom::Start(at))?;
+        std::io::copy(&mut lines, &mut out)?;
+    }
+    let written = if spans.is_some() {
+        &[][..]
+    } else {
+        &run.arrivals[..]
+    };
     for Arrival {
         at_ms,
         span,
         kind,
         under_placeholder,
-    } in &run.arrivals
+    } in written
     {
         let line = Line::SpanArrived {
             at_ms: *at_ms,
