@@ -247,10 +247,8 @@ impl Watch {
             super::steer::marks::with_steering(&mut summary, steering);
             summary.incomplete = run.incomplete;
             if let Some(dir) = &self.options.record_dir {
-                let arrivals = run.arrivals.len();
-                let journal = self.journals.as_mut().and_then(|j| j.finish(id, arrivals));
-                let journal = journal.as_ref().map(|(path, at)| (path.as_path(), *at));
-                match record::write(dir, run, &summary, journal) {
+                let journaled = self.journals.as_mut().and_then(|j| j.write(run, &summary));
+                match journaled.unwrap_or_else(|| record::write(dir, run, &summary)) {
                     Ok(path) => summary.recording = Some(path.display().to_string()),
                     Err(e) => feed.push(WatchFeed::Problem(format!(
                         "--record-dir {}: cannot record run {}: {e}",

@@ -3,10 +3,11 @@
 //! written as its spans and steering decisions come; the run's whole
 //! recording takes the journal's place when it finishes.
 
-use super::journal::Journal;
+use super::journal::{Journal, replace_whole};
 use super::record;
-use super::runs::Runs;
+use super::runs::{Run, Runs};
 use super::steer::Steering;
+use super::summary::WatchSummary;
 use crate::span::TraceId;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -45,17 +46,24 @@ impl Journals {
         }
     }
 
-    /// Run `id`, of `arrivals` spans, finished: its journal's path, for
-    /// its whole recording, and where the journal's span lines begin when
-    /// they are the run's, every one.
-    pub(crate) fn finish(
+    /// Write finished run `run` with its `summary` in the place of its
+    /// journal, copying the journal's span lines when they are all the
+    /// run's; the path written. `None` when the run has no journal.
+    pub(crate) fn write(
         &mut self,
-        id: TraceId,
-        arrivals: usize,
-    ) -> Option<(PathBuf, Option<u64>)> {
-        let (path, journal) = self.going.remove(&id)?;
-        let spans_from = journal.spans_from().filter(|&(_, n)| n == arrivals);
-        Some((path, spans_from.map(|(at, _)| at)))
+        run: &Run,
+        summary: &WatchSummary,
+    ) -> Option<std::io::Result<PathBuf>> {
+        let (path, journal) = self.going.remove(&run.trace_id)?;
+        let spans = journal
+            .spans_from()
+            .filter(|&(_, n)| n == run.arrivals.len())
+            .map(|(at, _)| (path.as_path(), at));
+        drop(journal);
+        let written = replace_whole(&path, |file| {
+            record::write_whole(file, run, summary, (&path, spans))
+        });
+        Some(written.map(|()| path))
     }
 }
 
@@ -86,16 +94,19 @@ mod tests {
         let run = runs.get(id).unwrap();
         assert!(run.arrivals.len() > 2);
         let summary = summarise(id, &run.forest, None);
-        let (path, spans_from) = journals.finish(id, run.arrivals.len()).unwrap();
+        // Copied from, not written again: the journal holds the run's
+        // spans, every one, and nothing else.
+        let (_, journal) = &journals.going[&id];
+        let spans = journal.spans_from().map(|(_, n)| n);
+        assert_eq!(spans, Some(run.arrivals.len()));
+        let path = journals.write(run, &summary).unwrap().unwrap();
         assert!(
-            spans_from.is_some(),
-            "the journal holds the run's spans only"
+            journals.write(run, &summary).is_none(),
+            "its journal is done"
         );
-        let written = record::write(dir.path(), run, &summary, Some((&path, spans_from))).unwrap();
-        assert_eq!(written, path);
         let copied = std::fs::read(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
-        let again = record::write(dir.path(), run, &summary, None).unwrap();
+        let again = record::write(dir.path(), run, &summary).unwrap();
         assert_eq!(again, path);
         assert_eq!(
             String::from_utf8(std::fs::read(&again).unwrap()).unwrap(),

@@ -79,21 +79,11 @@ pub(crate) enum Line {
     },
 }
 
-/// Write `run` with its `summary` as `DIR/watch-<trace id>.jsonl`, or in
-/// the place of its `journal` there (its path, and where its span lines
-/// begin when they are all the run's); the path written. A recording is
-/// never written over: a second run of the same trace id gets `-2`, `-3` ….
-pub(crate) fn write(
-    dir: &Path,
-    run: &Run,
-    summary: &WatchSummary,
-    journal: Option<(&Path, Option<u64>)>,
-) -> std::io::Result<PathBuf> {
-    if let Some((path, spans_from)) = journal {
-        let spans = spans_from.map(|at| (path, at));
-        super::journal::replace_whole(path, |file| write_whole(file, run, summary, (path, spans)))?;
-        return Ok(path.to_path_buf());
-    }
+/// Write `run` with its `summary` as `DIR/watch-<trace id>.jsonl`; the
+/// path written. A recording is never written over: a second run of the
+/// same trace id gets `-2`, `-3` …. (A run recorded as it went takes its
+/// journal's place instead: `Journals::write`.)
+pub(crate) fn write(dir: &Path, run: &Run, summary: &WatchSummary) -> std::io::Result<PathBuf> {
     let (path, file) = fresh(dir, run.trace_id)?;
     write_whole(file, run, summary, (&path, None))?;
     Ok(path)
@@ -127,7 +117,7 @@ pub(crate) fn fresh(dir: &Path, trace: TraceId) -> std::io::Result<(PathBuf, std
 /// The whole recording of `run` with its `summary` into `file`, which is
 /// to be `path`; its span lines copied from the file `spans` names from
 /// the offset it gives (the run's journal, written the same way).
-fn write_whole(
+pub(crate) fn write_whole(
     file: std::fs::File,
     run: &Run,
     summary: &WatchSummary,

@@ -20,7 +20,7 @@ fn a_watch_recording_reads_back_as_the_events_its_run_made() {
     let run = runs.get(id).unwrap();
     let summary = summarise(id, &run.forest, None);
     let dir = tempfile::tempdir().unwrap();
-    let path = crate::watch::record::write(dir.path(), run, &summary, None).unwrap();
+    let path = crate::watch::record::write(dir.path(), run, &summary).unwrap();
     let events = super::recorded::events_of(&path).unwrap();
     let events: Vec<Event> = events.iter().map(|e| (**e).clone()).collect();
     let (_, facts) = told("openai_agents_openinference").remove(0);
