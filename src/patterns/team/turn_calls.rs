@@ -310,3 +310,39 @@ fn text<'a>(function: &str, args: &'a Map<String, Value>, key: &str) -> Result<&
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_turns_functions_are_made_at_their_first_read_once_for_its_reader_too() {
+        let shape = TurnShape {
+            coordinator: true,
+            members: vec![("m0".into(), "Reports one part".into())],
+            ..TurnShape::default()
+        };
+        let offers = Arc::new(Offers {
+            shape,
+            made: OnceLock::new(),
+        });
+        let functions = Functions::offered_by(offers.clone());
+        let read = reader(Arc::clone(&offers));
+        assert!(
+            offers.made.get().is_none(),
+            "nothing made with the contract"
+        );
+        let call = ToolCall {
+            name: "m0".into(),
+            arguments: json!({"task": "t"}),
+        };
+        assert_eq!(
+            read(&[call]).unwrap(),
+            json!({"call_members": [{"member": "m0", "task": "t"}]})
+        );
+        let made = offers.made.get().expect("made for the reader");
+        assert_eq!(functions.as_ptr(), made.1.as_ptr(), "made once, shared");
+        let names: Vec<&str> = functions.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["reply", "m0"]);
+    }
+}
