@@ -14,6 +14,7 @@ pub(crate) mod strict;
 pub(crate) mod wire;
 
 use serde_json::Value;
+use std::ops::Deref;
 use std::sync::Arc;
 
 /// `tool` mode: the answer the calls of one model answer stand for, in the
@@ -32,7 +33,7 @@ pub(crate) struct Contract {
     /// (optional ones nullable).
     pub(crate) schema: Value,
     /// `tool` mode: the functions offered; the model must call one.
-    pub(crate) functions: Vec<Function>,
+    pub(crate) functions: Functions,
     /// `tool` mode: the answer the calls of one model answer stand for, in
     /// the contract's own JSON (what a `native` answer would have been);
     /// the error, in words a repair can quote, when they stand for none.
@@ -50,8 +51,46 @@ impl std::fmt::Debug for Contract {
         f.debug_struct("Contract")
             .field("name", &self.name)
             .field("schema", &self.schema)
-            .field("functions", &self.functions)
+            .field("functions", &&*self.functions)
             .finish_non_exhaustive()
+    }
+}
+
+/// `tool` mode: a contract's functions, given, or made by their `Offer`
+/// when first read: a coordinator's turn offers a function per member
+/// (100,000 of them), which only a request in `tool` mode reads.
+#[derive(Clone)]
+pub(crate) struct Functions(Arc<dyn Offer>);
+
+/// What makes a contract's functions, at most once, when they are read.
+pub(crate) trait Offer: Send + Sync {
+    fn functions(&self) -> &[Function];
+}
+
+impl Offer for Vec<Function> {
+    fn functions(&self) -> &[Function] {
+        self
+    }
+}
+
+impl Functions {
+    /// The functions `offer` makes when they are first read.
+    pub(crate) fn offered_by(offer: Arc<dyn Offer>) -> Self {
+        Functions(offer)
+    }
+}
+
+impl From<Vec<Function>> for Functions {
+    fn from(functions: Vec<Function>) -> Self {
+        Functions(Arc::new(functions))
+    }
+}
+
+impl Deref for Functions {
+    type Target = [Function];
+
+    fn deref(&self) -> &[Function] {
+        self.0.functions()
     }
 }
 

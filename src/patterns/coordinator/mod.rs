@@ -26,7 +26,7 @@ use crate::scenario::PatternKind;
 use crate::stop::StopReason;
 use history::{Entry, Names};
 use result::{CoordinatorSteps, MemberRecord};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -298,19 +298,17 @@ impl<'a> Desk<'a> {
     /// from the typed history: a turn after 100,000 member calls builds no
     /// tree of their answers.
     fn context(&self) -> TurnContext {
-        let members: Vec<Value> = self
+        let members = self
             .team
             .part
             .agents
             .iter()
             .filter(|(name, _)| **name != self.coordinator)
-            .map(|(name, spec)| {
-                json!({"name": name, "description": spec.description.clone().unwrap_or_default()})
-            })
+            .map(|(name, spec)| (name.as_str(), spec.description.as_deref().unwrap_or("")))
             .collect();
         let start = self.history.len().saturating_sub(RECENT);
         history::written(&history::Told {
-            members,
+            members: history::Members(members),
             recent: &self.history[start..],
         })
     }

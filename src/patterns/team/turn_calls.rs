@@ -25,10 +25,10 @@
 
 use super::action::{ARGS, CALL, CALL_MEMBERS, MEMBER, MESSAGE, REPLY, TASK, TRANSFER_TO};
 use super::turn_shape::TurnShape;
-use crate::provider::contract::{AnswerOfCalls, Function, ToolCall, wire};
+use crate::provider::contract::{AnswerOfCalls, Function, Functions, Offer, ToolCall, wire};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub(crate) const REPLY_FUNCTION: &str = "reply";
 pub(crate) const TRANSFER_FUNCTION: &str = "transfer_to_agent";
@@ -157,19 +157,47 @@ fn allot(taken: &mut HashSet<String>, name: &str, kind: &str) -> String {
 
 /// The functions a turn shaped `shape` offers, and how the calls of one
 /// answer read back as its turn: the functions are made once for both (a
-/// coordinator of 100,000 members offers as many).
-pub(super) fn functions_and_reader(shape: &TurnShape) -> (Vec<Function>, AnswerOfCalls) {
-    let (offered, functions) = offered(shape)
-        .into_iter()
-        .map(|(name, stands, function)| ((name, stands), function))
-        .unzip();
-    (functions, reader(offered, shape.coordinator))
+/// coordinator of 100,000 members offers as many), and only when first
+/// read, which only a request in `tool` mode does.
+pub(super) fn functions_and_reader(shape: &TurnShape) -> (Functions, AnswerOfCalls) {
+    let offers = Arc::new(Offers {
+        shape: shape.clone(),
+        made: OnceLock::new(),
+    });
+    (Functions::offered_by(offers.clone()), reader(offers))
 }
 
-/// How the calls of one answer read back as a turn whose functions are
-/// `offered`, with what each stands for.
-fn reader(offered: Vec<(String, Stands)>, coordinator: bool) -> AnswerOfCalls {
+/// A turn's functions with what each stands for, made at their first read.
+struct Offers {
+    shape: TurnShape,
+    made: OnceLock<Made>,
+}
+
+/// Each function's name with what it stands for, and the functions.
+type Made = (Vec<(String, Stands)>, Vec<Function>);
+
+impl Offers {
+    fn made(&self) -> &Made {
+        self.made.get_or_init(|| {
+            offered(&self.shape)
+                .into_iter()
+                .map(|(name, stands, function)| ((name, stands), function))
+                .unzip()
+        })
+    }
+}
+
+impl Offer for Offers {
+    fn functions(&self) -> &[Function] {
+        &self.made().1
+    }
+}
+
+/// How the calls of one answer read back as a turn whose functions
+/// `offers` makes, with what each stands for.
+fn reader(offers: Arc<Offers>) -> AnswerOfCalls {
     Arc::new(move |calls: &[ToolCall]| {
+        let offered = &offers.made().0;
         let names: Vec<&str> = offered.iter().map(|(n, _)| n.as_str()).collect();
         if calls.is_empty() {
             return Err(format!(
@@ -188,7 +216,7 @@ fn reader(offered: Vec<(String, Stands)>, coordinator: bool) -> AnswerOfCalls {
         for (stands, call) in &found {
             read.push((*stands, &call.name, wire::arguments(call)?));
         }
-        if coordinator {
+        if offers.shape.coordinator {
             coordinator_turn(&read)
         } else {
             let first = read.iter().find(|(s, _, _)| **s == Stands::Transfer);
@@ -281,4 +309,40 @@ fn text<'a>(function: &str, args: &'a Map<String, Value>, key: &str) -> Result<&
             wire::quoted(&Value::Object(args.clone()))
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_turns_functions_are_made_at_their_first_read_once_for_its_reader_too() {
+        let shape = TurnShape {
+            coordinator: true,
+            members: vec![("m0".into(), "Reports one part".into())],
+            ..TurnShape::default()
+        };
+        let offers = Arc::new(Offers {
+            shape,
+            made: OnceLock::new(),
+        });
+        let functions = Functions::offered_by(offers.clone());
+        let read = reader(Arc::clone(&offers));
+        assert!(
+            offers.made.get().is_none(),
+            "nothing made with the contract"
+        );
+        let call = ToolCall {
+            name: "m0".into(),
+            arguments: json!({"task": "t"}),
+        };
+        assert_eq!(
+            read(&[call]).unwrap(),
+            json!({"call_members": [{"member": "m0", "task": "t"}]})
+        );
+        let made = offers.made.get().expect("made for the reader");
+        assert_eq!(functions.as_ptr(), made.1.as_ptr(), "made once, shared");
+        let names: Vec<&str> = functions.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["reply", "m0"]);
+    }
 }

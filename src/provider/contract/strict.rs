@@ -207,7 +207,7 @@ pub(crate) fn check_contract(contract: &Contract) {
         panic!("{name}: {error}\n{:#}", contract.schema);
     }
     let mut seen = BTreeSet::new();
-    for function in &contract.functions {
+    for function in contract.functions.iter() {
         let f = &function.name;
         assert!(valid_function_name(f), "{name}: function {f:?}");
         assert!(seen.insert(f.clone()), "{name}: function {f:?} twice");

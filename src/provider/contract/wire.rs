@@ -133,7 +133,8 @@ pub(crate) fn single(name: &'static str, schema: Value, normalise: fn(Value) -> 
             description: format!("Submit your {name}: call it once, with the whole answer."),
             parameters: schema.clone(),
             strict: true,
-        }],
+        }]
+        .into(),
         schema,
         answer_of_calls: Arc::new(move |calls: &[ToolCall]| {
             if let Some(other) = calls.iter().find(|c| c.name != offered) {

@@ -132,7 +132,7 @@ fn tools(contract: &Contract) -> Value {
 
 /// The one function, by name; else any of them, but one.
 fn tool_choice(contract: &Contract) -> Value {
-    match contract.functions.as_slice() {
+    match &*contract.functions {
         [only] => json!({"type": "function", "function": {"name": only.name}}),
         _ => json!("required"),
     }

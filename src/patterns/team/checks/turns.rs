@@ -51,17 +51,20 @@ pub(super) fn check_turns(scenario: &Scenario, problems: &mut Vec<Problem>) {
         return;
     };
     // Each agent that gets a turn, with the first place that gives it
-    // one: a turn of 100,000 member calls names a handful of agents.
-    let mut needed: IndexMap<String, JsonPath> = IndexMap::new();
+    // one, written only for an agent whose turns are missing: a turn of
+    // 100,000 member calls names as many agents.
+    let mut needed: IndexMap<Cow<'_, str>, GivenAt<'_>> = IndexMap::new();
     let top = Part::top(scenario);
     if let Some(entry) = top.entry.filter(|e| top.is_agent(e)) {
-        needed.insert(entry.to_string(), JsonPath::root().key("entry"));
+        needed.insert(entry.into(), GivenAt::Path(JsonPath::root().key("entry")));
     }
     for (name, team) in &scenario.teams {
         let part = Part::team(name, team);
         if let Some(entry) = part.entry.filter(|e| part.is_agent(e)) {
             let at = JsonPath::root().key("teams").key(name).key("entry");
-            needed.entry(part.key_of(entry).into_owned()).or_insert(at);
+            needed
+                .entry(part.key_of(entry))
+                .or_insert(GivenAt::Path(at));
         }
     }
     for (agent, script) in turns {
@@ -92,23 +95,23 @@ pub(super) fn check_turns(scenario: &Scenario, problems: &mut Vec<Problem>) {
                 }
             };
             check_turn(entry, speaker, &at, problems);
-            for (target, place) in targets(entry) {
+            for (target, named) in targets(entry) {
                 if part.is_agent(target) {
-                    let key = part.key_of(target);
-                    if !needed.contains_key(key.as_ref()) {
-                        needed.insert(key.into_owned(), place.under(&at()));
-                    }
+                    let turn = script.is_array().then_some(i);
+                    let at = GivenAt::Turn(agent, turn, named);
+                    needed.entry(part.key_of(target)).or_insert(at);
                 }
             }
         }
     }
-    for (agent, used_at) in &needed {
-        if !turns.contains_key(agent) {
+    for (agent, given_at) in &needed {
+        if !turns.contains_key(agent.as_ref()) {
+            let used_at = given_at.path(&turns_path);
             problems.push(Problem::at(
                 turns_path.clone(),
                 format!(
                     "missing the turns of agent {} (it gets a turn through {used_at})",
-                    Value::from(agent.as_str())
+                    Value::from(agent.as_ref())
                 ),
             ));
         }
@@ -214,6 +217,26 @@ impl Named {
         match self {
             Named::TransferTo => turn.key("transfer_to"),
             Named::Member(i) => turn.key("call_members").index(i).key("member"),
+        }
+    }
+}
+
+/// Where an agent is first given a turn: a place, or the turn of
+/// `provider.turns` (the agent's script, the turn's index in a list) that
+/// names it.
+enum GivenAt<'s> {
+    Path(JsonPath),
+    Turn(&'s str, Option<usize>, Named),
+}
+
+impl GivenAt<'_> {
+    fn path(&self, turns: &JsonPath) -> JsonPath {
+        match self {
+            GivenAt::Path(path) => path.clone(),
+            GivenAt::Turn(agent, turn, named) => {
+                let script = turns.key(agent);
+                named.under(&turn.map_or_else(|| script.clone(), |i| script.index(i)))
+            }
         }
     }
 }

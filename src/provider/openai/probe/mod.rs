@@ -229,7 +229,8 @@ fn request(two: bool) -> ModelRequest {
         let mut other = contract.functions[0].clone();
         other.name = "decline_probe".to_string();
         other.description = "Decline the probe: never the right call here.".to_string();
-        contract.functions.push(other);
+        let first = contract.functions[0].clone();
+        contract.functions = vec![first, other].into();
     }
     ModelRequest::new(purpose, &PROMPT, serde_json::json!({"probe": "answer ok"}))
         .keeping(Arc::new(contract))

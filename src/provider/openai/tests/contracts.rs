@@ -23,7 +23,8 @@ pub(super) fn verdict() -> Arc<Contract> {
             description: "Give your verdict.".into(),
             parameters: verdict_schema(),
             strict: true,
-        }],
+        }]
+        .into(),
         answer_of_calls: Arc::new(verdict_of_calls),
         normalise: |value| value,
     })
@@ -56,7 +57,7 @@ pub(super) fn members() -> Arc<Contract> {
     Arc::new(Contract {
         name: "coordinator_turn",
         schema: json!({"type": "object"}),
-        functions: vec![member("billing"), member("shipping")],
+        functions: vec![member("billing"), member("shipping")].into(),
         answer_of_calls: Arc::new(members_of_calls),
         normalise: |value| value,
     })
