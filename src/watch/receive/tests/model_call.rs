@@ -87,6 +87,14 @@ pub(super) async fn upstream(gate: Arc<tokio::sync::Notify>) -> (SocketAddr, See
                         )
                     } else if asked["stream"] == true && asked["model"] == "cut" {
                         sse(vec![chunk("Hel")])
+                    } else if asked["stream"] == true && asked["model"] == "long" {
+                        // More pieces than the endpoint holds in flight
+                        // and a socket takes: a client gone mid-stream is
+                        // found out before the stream's end.
+                        let mut pieces = vec![chunk("Hel")];
+                        pieces.extend((0..10_000).map(|_| chunk("lo")));
+                        pieces.push("data: [DONE]\n\n".to_string());
+                        sse(pieces)
                     } else if asked["stream"] == true {
                         sse(vec![
                             chunk("Hel"),

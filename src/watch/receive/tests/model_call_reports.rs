@@ -92,8 +92,11 @@ async fn a_cut_stream_a_client_gone_and_a_call_past_a_budget_are_reported_with_w
             .body(body)
             .send()
     };
-    let mut cut = post(r#"{"model":"cut","stream":true}"#).await.unwrap();
-    while cut.chunk().await.is_ok_and(|piece| piece.is_some()) {}
+    // The client sees the stream broken, not ended: its body cut, or the
+    // whole answer when the break came before the head was written.
+    if let Ok(mut cut) = post(r#"{"model":"cut","stream":true}"#).await {
+        while cut.chunk().await.is_ok_and(|piece| piece.is_some()) {}
+    }
     let cut = call(next(&mut reports).await);
     assert!(cut.stream);
     assert!(
@@ -103,13 +106,14 @@ async fn a_cut_stream_a_client_gone_and_a_call_past_a_budget_are_reported_with_w
             .contains("ended before it said it was done"),
         "{cut:?}"
     );
-    let mut gone = post(r#"{"model":"gpt-4o","stream":true}"#).await.unwrap();
+    let mut gone = post(r#"{"model":"long","stream":true}"#).await.unwrap();
     assert_eq!(
         gone.chunk().await.unwrap().unwrap(),
         chunk("Hel").as_bytes()
     );
     drop(gone);
-    // The upstream sends its next piece only now: the client is gone.
+    // The upstream sends its next pieces only now, more than the endpoint
+    // can hand on without finding the client gone.
     gate.notify_one();
     let gone = call(next(&mut reports).await);
     assert!(
