@@ -7,6 +7,7 @@
 //! real model's.
 
 pub(crate) mod nested;
+mod turn;
 mod turns;
 
 use super::scenario::AgentSpec;
